@@ -1,0 +1,48 @@
+"""The console entry point: no arguments speaks UCI; subcommands run bench, perft and warm-up."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import chess
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv:
+        from engine.uci import main as uci_main
+
+        return uci_main()
+
+    parser = argparse.ArgumentParser(prog="brudno", description="Brudno, a UCI chess engine. "
+                                     "Without arguments it speaks UCI on stdin/stdout.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    bench = commands.add_parser("bench", help="search the bench positions to a fixed depth")
+    bench.add_argument("depth", type=int, nargs="?", default=None)
+    perft = commands.add_parser("perft", help="count the leaves of the move tree (divide)")
+    perft.add_argument("depth", type=int)
+    perft.add_argument("fen", nargs="*", help="a FEN (default: the start position)")
+    commands.add_parser("warmup", help="compile the evaluation into numba's on-disk cache")
+    args = parser.parse_args(argv)
+
+    if args.command == "bench":
+        from engine.bench import run_bench
+
+        run_bench(depth=args.depth)
+    elif args.command == "perft":
+        from engine.perft import perft_report
+
+        fen = " ".join(args.fen) if args.fen else chess.STARTING_FEN
+        try:
+            board = chess.Board(fen)
+        except ValueError as error:
+            parser.error(f"invalid FEN: {error}")
+        print(perft_report(board, args.depth), end="")
+    elif args.command == "warmup":
+        from engine.search import fixed_depth_search
+        from engine.evaluate import warm_up
+
+        warm_up()
+        fixed_depth_search(chess.Board(), 2)
+    return 0

@@ -1,0 +1,246 @@
+"""The engine as an object: the game, the options, the tables, and the search thread.
+
+The UCI layer (engine/uci.py) calls the methods here and gets results back through the
+``Listener`` it passes in; it never touches the search directly. The numba evaluation (and so the
+search module) is imported in a background thread, so that `uci` is answered at once.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import traceback
+from dataclasses import replace
+from typing import TYPE_CHECKING, Callable, Protocol
+
+import chess
+
+from engine import options as uci_options
+from engine.book import BookError, OpeningBook
+from engine.tablebase import RootProbe, TablebaseError, Tablebases
+from engine.timeman import Limits, TimeBudget, budget
+from engine.tt import MATE_BOUND
+
+if TYPE_CHECKING:
+    from engine.search import Info, Search, SearchResult
+
+
+class Listener(Protocol):
+    """Where the engine reports: the UCI layer formats these as `info` / `bestmove` lines."""
+
+    def on_info(self, info: Info) -> None: ...
+
+    def on_bestmove(self, move: chess.Move | None, ponder: chess.Move | None) -> None: ...
+
+    def on_message(self, text: str) -> None: ...
+
+
+class Engine:
+    def __init__(self, listener: Listener) -> None:
+        self.listener = listener
+        self.board = chess.Board()
+        self.options = uci_options.defaults()
+        self.book = OpeningBook()
+        self.tablebases = Tablebases()
+        self.rng = random.Random()
+        self._search: Search | None = None
+        self._loaded = threading.Event()
+        self._load_error: str | None = None
+        self._thread: threading.Thread | None = None
+        self._release = threading.Event()  # lets a finished infinite/ponder search print bestmove
+        self._pondering = False
+        self._ponder_budget: TimeBudget | None = None
+        self._lock = threading.Lock()
+        threading.Thread(target=self._load_search, name="brudno-load", daemon=True).start()
+
+    # ------------------------------------------------------------------ start-up
+
+    def _load_search(self) -> None:
+        try:
+            from engine.evaluate import warm_up
+            from engine.search import Search
+            from engine.tt import TranspositionTable
+
+            warm_up()
+            self._search = Search(TranspositionTable(self.options["Hash"]))
+        except Exception as error:  # reported on `isready`/`go`; the engine still answers
+            self._load_error = f"{type(error).__name__}: {error}"
+        finally:
+            self._loaded.set()
+
+    def wait_ready(self) -> None:
+        """Returns once the evaluation is compiled and the search exists (for `isready`)."""
+        self._loaded.wait()
+        if self._load_error:
+            self.listener.on_message(f"error loading the search: {self._load_error}")
+
+    @property
+    def searching(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    # ------------------------------------------------------------------ game state and options
+
+    def set_position(self, board: chess.Board) -> None:
+        self.stop()
+        self.board = board
+
+    def new_game(self) -> None:
+        self.stop()
+        self.wait_ready()
+        if self._search is not None:
+            self._search.tt.clear()
+            self._search.tables.clear()
+
+    def set_option(self, name: str, raw_value: str | None) -> None:
+        """Applies a `setoption`; raises OptionError (and changes nothing) when it is invalid."""
+        option = uci_options.find(name)
+        value = option.parse(raw_value)
+        self.stop()
+        if option.name == "Clear Hash":
+            self.new_game()
+            return
+        if option.name == "Hash":
+            self.wait_ready()
+            if self._search is not None:
+                self._search.tt.resize(value)
+        elif option.name == "BookFile":
+            self._open_book(value)
+        elif option.name == "SyzygyPath":
+            self._open_tablebases(value)
+        elif option.name == "SyzygyProbeLimit":
+            self.tablebases.probe_limit = value
+        self.options[option.name] = value
+
+    def _open_book(self, path: str) -> None:
+        if not path:
+            self.book.close()
+            return
+        try:
+            self.book.open(path)
+        except BookError as error:
+            raise uci_options.OptionError(f"{error}; playing without a book") from None
+
+    def _open_tablebases(self, path: str) -> None:
+        if not path:
+            self.tablebases.close()
+            return
+        try:
+            self.tablebases.open(path)
+        except TablebaseError as error:
+            self.tablebases.close()
+            raise uci_options.OptionError(f"{error}; playing without tablebases") from None
+        self.tablebases.probe_limit = self.options["SyzygyProbeLimit"]
+        self.listener.on_message(
+            f"found Syzygy tablebases for up to {self.tablebases.max_pieces} pieces")
+
+    # ------------------------------------------------------------------ searching
+
+    def go(self, limits: Limits) -> None:
+        """Starts a search of the current position in a worker thread and returns at once."""
+        self.stop()
+        self.wait_ready()
+        self._release.clear()
+        self._pondering = limits.ponder
+        self._ponder_budget = None
+        board = self.board.copy()
+        self._thread = threading.Thread(target=self._think, args=(board, limits),
+                                        name="brudno-search", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Ends the current search (it prints its bestmove) and waits for it."""
+        thread = self._thread
+        if thread is None:
+            return
+        if self._search is not None:
+            self._search.stop_event.set()
+        self._pondering = False
+        self._release.set()
+        thread.join()
+        self._thread = None
+
+    def ponderhit(self) -> None:
+        """The opponent played the expected move: the ponder search goes on as a timed search."""
+        if not self._pondering or self._search is None:
+            return
+        self._pondering = False
+        self._search.set_budget(self._ponder_budget)
+        if self._ponder_budget is not None and self._ponder_budget.soft is None:
+            return  # `go ponder infinite`: still wait for stop
+        self._release.set()
+
+    def _think(self, board: chess.Board, limits: Limits) -> None:
+        best: chess.Move | None = None
+        ponder: chess.Move | None = None
+        try:
+            best, ponder = self._choose_move(board, limits)
+        except Exception as error:
+            self.listener.on_message(f"search error: {type(error).__name__}: {error}")
+            traceback.print_exc()  # stderr: for the developer, never on the UCI stream
+        if best is None or not board.is_legal(best):
+            best = next(iter(board.legal_moves), None)
+            ponder = None
+        # `go infinite` and `go ponder` must not answer before `stop` (or `ponderhit`).
+        if limits.infinite or self._pondering:
+            self._release.wait()
+        if ponder is not None:
+            after = board.copy(stack=False)
+            after.push(best)
+            if not after.is_legal(ponder):
+                ponder = None
+        self.listener.on_bestmove(best, ponder)
+
+    def _choose_move(self, board: chess.Board, limits: Limits) -> tuple[chess.Move | None, chess.Move | None]:
+        search = self._search
+        if search is None:
+            raise RuntimeError(self._load_error or "the search is not available")
+        search.stop_event.clear()
+
+        book_move = self._book_move(board, limits)
+        if book_move is not None:
+            self.listener.on_message(f"book move {book_move.uci()}")
+            return book_move, None
+
+        overhead = self.options["Move Overhead"]
+        time_budget = budget(limits, board.turn, overhead)
+        if limits.has_clock() and board.legal_moves.count() == 1:
+            # One legal move: answer fast, but search a little for a ponder move and a score.
+            time_budget = TimeBudget(min(time_budget.soft or 0.05, 0.05), time_budget.hard)
+        if self._pondering:
+            self._ponder_budget = time_budget
+            time_budget = None
+
+        search.tablebases = self.tablebases if self.tablebases.is_open else None
+        report = self.listener.on_info
+        probe = self.tablebases.probe_root(board) if search.tablebases is not None else None
+        if probe is not None and probe.moves:
+            limits, report = self._tablebase_root(probe, limits)
+        result = search.run(board, limits, time_budget, self.options["MultiPV"], report=report)
+        return result.best_move, result.ponder_move
+
+    def _book_move(self, board: chess.Board, limits: Limits) -> chess.Move | None:
+        if not self.options["OwnBook"] or not self.book.is_open or limits.infinite or limits.searchmoves:
+            return None
+        return self.book.pick(board, best_only=self.options["BookBestMove"], rng=self.rng)
+
+    def _tablebase_root(self, probe: RootProbe, limits: Limits) -> tuple[Limits, Callable[[Info], None]]:
+        """In the tables: search only the moves that keep the result and make the fastest progress
+        (the DTZ-best move when winning or losing), and report the tablebase score."""
+        self.listener.on_message(f"tablebase position: wdl {probe.wdl}, dtz {probe.dtz}")
+        moves = probe.moves
+        if probe.wdl != 0 and probe.dtz is not None:
+            moves = moves[:1]
+        if limits.searchmoves:
+            moves = [m for m in moves if m in limits.searchmoves] or limits.searchmoves
+
+        def report(info: Info) -> None:
+            if abs(info.score) < MATE_BOUND:
+                info = replace(info, score=probe.score)
+            self.listener.on_info(replace(info, tbhits=info.tbhits + 1))
+
+        return replace(limits, searchmoves=moves), report
+
+    # ------------------------------------------------------------------ shutdown
+
+    def quit(self) -> None:
+        self.stop()

@@ -1,0 +1,118 @@
+"""Move ordering: a staged move picker and the killer/history tables that feed it.
+
+Generating moves costs more than playing them (python-chess: about 31 us for all legal moves of a
+middlegame position, 11 us for its captures), so moves are produced in stages and the search
+stops asking as soon as one of them causes a cut-off:
+
+1. the hash move (from the transposition table), checked for legality first;
+2. captures and promotions, most valuable victim first, least valuable attacker first (MVV-LVA);
+3. the two killer moves of this ply (quiet moves that cut off at a sibling node);
+4. the remaining quiet moves, by history score (how often the move cut off anywhere in the tree).
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import chess
+
+# Piece values for ordering and pruning decisions (indexed by python-chess piece type).
+PIECE_VALUE = (0, 100, 320, 330, 500, 950, 20000)
+
+BB_PROMOTION_RANKS = chess.BB_RANK_1 | chess.BB_RANK_8
+BB_SEVENTH = (chess.BB_RANK_2, chess.BB_RANK_7)  # indexed by colour: the rank a pawn promotes from
+
+HISTORY_MAX = 1 << 14
+
+
+class OrderingTables:
+    """Killer moves per ply and a butterfly history table per colour, shared by one search."""
+
+    def __init__(self, max_ply: int = 128) -> None:
+        self.max_ply = max_ply
+        self.clear()
+
+    def clear(self) -> None:
+        self.killers: list[list[chess.Move | None]] = [[None, None] for _ in range(self.max_ply + 2)]
+        self.history: list[list[int]] = [[0] * 4096, [0] * 4096]
+
+    def age(self) -> None:
+        """Halves history between searches so that old successes fade but still count."""
+        for table in self.history:
+            for i in range(4096):
+                table[i] >>= 1
+        for pair in self.killers:
+            pair[0] = pair[1] = None
+
+    def record_cutoff(self, move: chess.Move, ply: int, depth: int, turn: chess.Color,
+                      tried_quiets: list[chess.Move]) -> None:
+        """A quiet move cut off: make it a killer, reward it and punish the quiets tried before it."""
+        killers = self.killers[ply]
+        if killers[0] != move:
+            killers[1] = killers[0]
+            killers[0] = move
+        history = self.history[turn]
+        bonus = min(depth * depth, 400)
+        index = move.from_square << 6 | move.to_square
+        # The gravity formula keeps values bounded without periodic rescaling.
+        history[index] += bonus - history[index] * bonus // HISTORY_MAX
+        for other in tried_quiets:
+            i = other.from_square << 6 | other.to_square
+            history[i] -= bonus + history[i] * bonus // HISTORY_MAX
+
+
+def mvv_lva(board: chess.Board, move: chess.Move) -> int:
+    """Ordering key of a capture or promotion: victim value first, then the cheapest attacker."""
+    victim = board.piece_type_at(move.to_square)
+    if victim is None:
+        victim = chess.PAWN if move.promotion is None else 0  # en passant, or a quiet promotion
+    attacker = board.piece_type_at(move.from_square)
+    score = PIECE_VALUE[victim] * 8 - attacker
+    if move.promotion == chess.QUEEN:
+        score += PIECE_VALUE[chess.QUEEN] * 8
+    elif move.promotion:
+        score -= 100000  # under-promotions last: they are rarely better than a queen
+    return score
+
+
+def captures_and_promotions(board: chess.Board) -> list[chess.Move]:
+    """Legal captures (en passant included) and quiet promotions, best MVV-LVA first."""
+    moves = list(board.generate_legal_captures())
+    us = board.turn
+    pawns_about_to_promote = board.pawns & board.occupied_co[us] & BB_SEVENTH[us]
+    if pawns_about_to_promote:
+        moves.extend(board.generate_legal_moves(pawns_about_to_promote,
+                                                BB_PROMOTION_RANKS & ~board.occupied))
+    if len(moves) > 1:
+        moves.sort(key=lambda m: mvv_lva(board, m), reverse=True)
+    return moves
+
+
+def ordered_moves(board: chess.Board, hash_move: chess.Move | None, tables: OrderingTables,
+                  ply: int) -> Iterator[chess.Move]:
+    """Yields every legal move of ``board`` once, in the staged order described above."""
+    if hash_move is not None and board.is_legal(hash_move):
+        yield hash_move
+    else:
+        hash_move = None
+
+    for move in captures_and_promotions(board):
+        if move != hash_move:
+            yield move
+
+    us = board.turn
+    killers = tables.killers[ply]
+    for killer in killers:
+        if (killer is not None and killer != hash_move and killer.promotion is None
+                and not board.is_capture(killer) and board.is_legal(killer)):
+            yield killer
+
+    history = tables.history[us]
+    not_captures = chess.BB_ALL & ~board.occupied_co[not us]
+    quiets = [m for m in board.generate_legal_moves(chess.BB_ALL, not_captures)
+              if m != hash_move and m != killers[0] and m != killers[1] and m.promotion is None]
+    if board.ep_square is not None:
+        # En passant lands on an empty square, so the mask above lets it through: it was a capture.
+        quiets = [m for m in quiets if not board.is_en_passant(m)]
+    quiets.sort(key=lambda m: history[m.from_square << 6 | m.to_square], reverse=True)
+    yield from quiets

@@ -1,0 +1,538 @@
+"""The search: iterative deepening with aspiration windows over a negamax principal-variation search.
+
+`Search.run` deepens one ply at a time. Each iteration searches the root moves with a window around
+the previous score (re-searching with a wider one when the score falls outside), and each node is
+:meth:`Search.pvs`, a negamax PVS in the numbered steps below, ending in :meth:`Search.quiescence`.
+The search reports through a callback and knows nothing of UCI.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import chess
+
+from engine.evaluate import evaluate
+from engine.tablebase import wdl_to_score
+from engine.movepick import PIECE_VALUE, OrderingTables, captures_and_promotions, ordered_moves
+from engine.timeman import Limits, TimeBudget
+from engine.tt import EXACT, LOWER, MATE, MATE_BOUND, MAX_PLY, UPPER, TranspositionTable, score_from_tt, score_to_tt
+
+INFINITY = MATE + 1
+MAX_DEPTH = 100
+ASPIRATION_WINDOW = 30
+CHECK_EVERY = 256  # nodes between looks at the clock and the stop flag
+
+# Pruning margins (centipawns), each used in one named place in pvs()/quiescence().
+REVERSE_FUTILITY_MARGIN = 90  # per ply of remaining depth
+FUTILITY_MARGIN = (0, 160, 320)  # by remaining depth
+DELTA_MARGIN = 200
+
+# Late-move reductions, by remaining depth and by the number of moves searched before this one.
+LMR_TABLE = [[0] * 64 for _ in range(MAX_DEPTH + 2)]
+for _d in range(1, MAX_DEPTH + 2):
+    for _m in range(1, 64):
+        LMR_TABLE[_d][_m] = int(0.5 + math.log(_d) * math.log(_m) / 2.2)
+
+
+class SearchAborted(Exception):
+    """Raised inside the tree when a limit is hit or `stop` arrives; caught at the root."""
+
+
+def position_key(board: chess.Board) -> int:
+    """A 64-bit key of the position for the TT and repetition checks.
+
+    Built from ints only, so that it is the same in every run (``hash(None)`` is an address on
+    CPython 3.11, and python-chess's ``_transposition_key`` holds None without en passant).
+    The en passant square counts only when a capture there is legal, as in the FIDE rules.
+    """
+    ep = board.ep_square
+    if ep is not None and not board.has_legal_en_passant():
+        ep = None
+    return hash((board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
+                 board.occupied_co[chess.WHITE], board.castling_rights, board.turn,
+                 -1 if ep is None else ep)) & 0xFFFF_FFFF_FFFF_FFFF
+
+
+@dataclass
+class Info:
+    """One progress report of the search (a UCI `info` line without the formatting)."""
+
+    depth: int
+    seldepth: int
+    score: int  # centipawns from the side to move, or a mate score (see tt.MATE)
+    nodes: int
+    time: float  # seconds
+    pv: list[chess.Move]
+    multipv: int = 1
+    bound: str | None = None  # "lowerbound", "upperbound" or None
+    hashfull: int = 0
+    tbhits: int = 0
+
+
+@dataclass
+class SearchResult:
+    best_move: chess.Move | None
+    ponder_move: chess.Move | None = None
+    score: int = 0
+    depth: int = 0
+    nodes: int = 0
+    evaluations: int = 0
+    cutoffs: int = 0
+    pv: list[chess.Move] = field(default_factory=list)
+
+
+@dataclass
+class RootMove:
+    move: chess.Move
+    score: int = -INFINITY
+    previous_score: int = -INFINITY
+    pv: list[chess.Move] = field(default_factory=list)
+
+
+def is_mate_score(score: int) -> bool:
+    return abs(score) >= MATE_BOUND
+
+
+class Search:
+    """One searcher with its tables; `run` may be called again for the next move."""
+
+    def __init__(self, tt: TranspositionTable | None = None,
+                 tables: OrderingTables | None = None) -> None:
+        self.tt = tt if tt is not None else TranspositionTable(16)
+        self.tables = tables if tables is not None else OrderingTables(MAX_PLY)
+        self.stop_event = threading.Event()
+        self.tablebases = None  # an engine.tablebase.Tablebases, when the engine has them open
+        self.soft_deadline: float | None = None
+        self.hard_deadline: float | None = None
+        self.nodes = 0
+        self.evaluations = 0
+        self.cutoffs = 0
+        self.tbhits = 0
+
+    # ------------------------------------------------------------------ iterative deepening
+
+    def run(self, board: chess.Board, limits: Limits, budget: TimeBudget | None = None,
+            multipv: int = 1, report: Callable[[Info], None] | None = None) -> SearchResult:
+        """Searches ``board`` within ``limits``; reports each finished iteration through ``report``."""
+        self.start_time = time.perf_counter()
+        self.set_budget(budget)
+        self.node_limit = limits.nodes
+        self.board = board.copy()
+        self.nodes = self.evaluations = self.cutoffs = self.tbhits = 0
+        self.seldepth = 0
+        self.next_check = CHECK_EVERY if self.node_limit is None else min(CHECK_EVERY, self.node_limit)
+        self.tt.new_search()
+        self.tables.age()
+        self._load_history(board)
+        self.pv_table: list[list[chess.Move]] = [[] for _ in range(MAX_PLY + 2)]
+
+        root_moves = self._root_moves(board, limits.searchmoves)
+        if not root_moves:
+            score = -MATE if board.is_check() else 0
+            if report:
+                report(Info(0, 0, score, 0, self.elapsed(), []))
+            return SearchResult(None, score=score)
+
+        multipv = max(1, min(multipv, len(root_moves)))
+        max_depth = min(limits.depth or MAX_DEPTH, MAX_DEPTH)
+        result = SearchResult(root_moves[0].move, pv=[root_moves[0].move])
+        for depth in range(1, max_depth + 1):
+            self.root_depth = depth
+            try:
+                for pv_index in range(multipv):
+                    self._aspiration(root_moves, depth, pv_index, report)
+            except SearchAborted:
+                # The moves searched in the interrupted iteration were sorted as they finished:
+                # a move that beat the previous best is at the front and is playable.
+                if root_moves[0].score > -INFINITY and root_moves[0].move != result.best_move:
+                    result = self._result(root_moves[0], depth)
+                break
+            result = self._result(root_moves[0], depth)
+            if report:
+                for i in range(multipv):
+                    report(self._info(root_moves[i], depth, i + 1))
+            for rm in root_moves:
+                rm.previous_score = rm.score
+            if self._iteration_limit_reached(limits, result, depth):
+                break
+        result.nodes, result.evaluations, result.cutoffs = self.nodes, self.evaluations, self.cutoffs
+        if result.ponder_move is None:
+            result.ponder_move = self._ponder_move_from_tt(board, result.best_move)
+        return result
+
+    def set_budget(self, budget: TimeBudget | None) -> None:
+        """Sets the deadlines, counted from now (also used at `ponderhit`)."""
+        now = time.perf_counter()
+        self.soft_deadline = None if budget is None or budget.soft is None else now + budget.soft
+        self.hard_deadline = None if budget is None or budget.hard is None else now + budget.hard
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.start_time
+
+    def _aspiration(self, root_moves: list[RootMove], depth: int, pv_index: int,
+                    report: Callable[[Info], None] | None) -> None:
+        """Searches the root with a narrow window around the last score, widening on a miss."""
+        previous = root_moves[pv_index].previous_score
+        delta = ASPIRATION_WINDOW
+        if depth >= 4 and not is_mate_score(previous) and previous > -INFINITY:
+            alpha, beta = max(previous - delta, -INFINITY), min(previous + delta, INFINITY)
+        else:
+            alpha, beta = -INFINITY, INFINITY
+        while True:
+            score = self._search_root(root_moves, depth, alpha, beta, pv_index)
+            if alpha < score < beta:
+                return
+            bound = "upperbound" if score <= alpha else "lowerbound"
+            if report and self.elapsed() > 1.0:
+                report(self._info(root_moves[pv_index], depth, pv_index + 1, bound))
+            delta *= 2
+            if score <= alpha:
+                beta = (alpha + beta) // 2
+                alpha = max(score - delta, -INFINITY)
+            else:
+                beta = min(score + delta, INFINITY)
+            if delta > 1000:
+                alpha, beta = -INFINITY, INFINITY
+
+    def _search_root(self, root_moves: list[RootMove], depth: int, alpha: int, beta: int,
+                     first: int) -> int:
+        """PVS over the root moves from index ``first`` on (earlier ones are other PV lines)."""
+        best = -INFINITY
+        original_alpha = alpha
+        for i in range(first, len(root_moves)):
+            rm = root_moves[i]
+            self._make(rm.move)
+            self.pv_table[1] = []
+            if i == first:
+                score = -self.pvs(depth - 1, -beta, -alpha, 1, True, True)
+            else:
+                score = -self.pvs(depth - 1, -alpha - 1, -alpha, 1, False, True)
+                if alpha < score < beta:
+                    score = -self.pvs(depth - 1, -beta, -alpha, 1, True, True)
+            self._unmake()
+            if score > best:
+                best = score
+            if score > alpha or i == first:
+                rm.score = score
+                rm.pv = [rm.move] + self.pv_table[1]
+                # Keep the best line at index `first` at once, so an aborted iteration can use it.
+                if i != first:
+                    root_moves.insert(first, root_moves.pop(i))
+                if score > alpha:
+                    alpha = score
+                    if alpha >= beta:
+                        break
+            else:
+                rm.score = -INFINITY
+        # Moves that failed low keep their relative order from the last iteration.
+        root_moves[first + 1:] = sorted(root_moves[first + 1:],
+                                        key=lambda r: (r.score, r.previous_score), reverse=True)
+        if best > original_alpha and best < beta:
+            self.tt.store(self.keys[-1], depth, EXACT, score_to_tt(best, 0), root_moves[first].move)
+        return best
+
+    # ------------------------------------------------------------------ the PVS node
+
+    def pvs(self, depth: int, alpha: int, beta: int, ply: int, is_pv: bool, can_null: bool) -> int:
+        """Negamax principal-variation search of the position on the board, from its mover's view."""
+        board = self.board
+        in_check = board.is_check()
+        # Check extension: a check is searched one ply deeper, so mates and perpetuals are seen.
+        if in_check and ply < 2 * self.root_depth:
+            depth += 1
+
+        # Step 1. Horizon: only captures (and check evasions) from here on.
+        if depth <= 0:
+            return self.quiescence(alpha, beta, ply)
+        self._count_node(ply)
+
+        # Step 2. Draws: repetition (against the game history too), 50-move rule, bare material.
+        if self._is_draw():
+            return 0
+        if ply >= MAX_PLY:
+            return evaluate(board)
+
+        # Step 3. Mate-distance pruning: no line here can beat a mate already found nearer the root.
+        alpha = max(alpha, -MATE + ply)
+        beta = min(beta, MATE - ply - 1)
+        if alpha >= beta:
+            return alpha
+
+        # Step 4. Transposition table: a stored bound that settles the window ends the node.
+        key = self.keys[-1]
+        entry = self.tt.probe(key)
+        hash_move = None
+        if entry is not None:
+            _, tt_depth, tt_bound, tt_score, hash_move, _ = entry
+            tt_score = score_from_tt(tt_score, ply)
+            if not is_pv and tt_depth >= depth and (
+                    tt_bound == EXACT
+                    or (tt_bound == LOWER and tt_score >= beta)
+                    or (tt_bound == UPPER and tt_score <= alpha)):
+                return tt_score
+
+        # Step 5. Tablebases: an exact result for few pieces, right after a capture or pawn move.
+        if self.tablebases is not None and board.halfmove_clock == 0:
+            wdl_score = self._probe_tablebases(ply)
+            if wdl_score is not None:
+                self.tt.store(key, depth, EXACT, score_to_tt(wdl_score, ply), None)
+                return wdl_score
+
+        # Step 6. Static evaluation (meaningless in check: every move there is forced).
+        static_eval = -INFINITY if in_check else self._evaluate()
+
+        # Step 7. Pruning before moves, where a quiet look says this node will fail high anyway.
+        if not is_pv and not in_check and abs(beta) < MATE_BOUND:
+            # Reverse futility: far above beta with little depth left; the opponent won't allow it.
+            if depth <= 6 and static_eval - REVERSE_FUTILITY_MARGIN * depth >= beta:
+                return static_eval
+            # Null move: if passing still fails high, a real move will too (unsafe in zugzwang,
+            # hence never with only pawns left, never twice in a row).
+            if can_null and depth >= 3 and static_eval >= beta and self._has_pieces(board.turn):
+                reduction = 3 + depth // 4 + min(3, (static_eval - beta) // 200)
+                self._make_null()
+                score = -self.pvs(depth - 1 - reduction, -beta, -beta + 1, ply + 1, False, False)
+                self._unmake()
+                if score >= beta:
+                    return beta if is_mate_score(score) else score
+
+        # Internal iterative reduction: without a hash move, ordering is poor; search shallower.
+        if hash_move is None and depth >= 5 and is_pv:
+            depth -= 1
+
+        # Step 8. The move loop: first move with the full window, the rest with a null window,
+        # re-searched when they surprise (beat alpha); late quiet moves are searched shallower.
+        best_score = -INFINITY
+        best_move = None
+        original_alpha = alpha
+        moves_searched = 0
+        quiets_tried: list[chess.Move] = []
+        futile = (not is_pv and not in_check and depth <= 2
+                  and static_eval + FUTILITY_MARGIN[depth] <= alpha)
+        for move in ordered_moves(board, hash_move, self.tables, ply):
+            is_quiet = move.promotion is None and not board.is_capture(move)
+            self._make(move)
+            gives_check = board.is_check()
+            # Futility pruning: a quiet move cannot lift a hopeless static score near the leaves.
+            if futile and is_quiet and not gives_check and moves_searched > 0:
+                self._unmake()
+                continue
+            if is_pv:
+                self.pv_table[ply + 1] = []
+            if moves_searched == 0:
+                score = -self.pvs(depth - 1, -beta, -alpha, ply + 1, is_pv, True)
+            else:
+                reduction = 0
+                if depth >= 3 and moves_searched >= 3 and is_quiet and not in_check and not gives_check:
+                    reduction = LMR_TABLE[depth][min(moves_searched, 63)] - is_pv
+                    reduction = max(0, min(reduction, depth - 2))
+                score = -self.pvs(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, False, True)
+                if reduction and score > alpha:
+                    score = -self.pvs(depth - 1, -alpha - 1, -alpha, ply + 1, False, True)
+                if is_pv and alpha < score < beta:
+                    score = -self.pvs(depth - 1, -beta, -alpha, ply + 1, True, True)
+            self._unmake()
+            moves_searched += 1
+
+            if score > best_score:
+                best_score = score
+                if score > alpha:
+                    best_move = move
+                    alpha = score
+                    if is_pv:
+                        self.pv_table[ply] = [move] + self.pv_table[ply + 1]
+                    if alpha >= beta:
+                        self.cutoffs += 1
+                        if is_quiet:
+                            self.tables.record_cutoff(move, ply, depth, board.turn, quiets_tried)
+                        break
+            if is_quiet:
+                quiets_tried.append(move)
+
+        # Step 9. No legal move: checkmate (scored by its distance from the root) or stalemate.
+        if moves_searched == 0:
+            return -MATE + ply if in_check else 0
+
+        # Step 10. Store the result with the kind of bound it is.
+        if best_score >= beta:
+            bound = LOWER
+        elif best_move is not None:
+            bound = EXACT
+        else:
+            bound = UPPER
+        self.tt.store(key, depth, bound, score_to_tt(best_score, ply), best_move)
+        return best_score
+
+    def quiescence(self, alpha: int, beta: int, ply: int) -> int:
+        """Captures (and promotions) only, until the position is quiet; every evasion when in check."""
+        self._count_node(ply)
+        board = self.board
+        in_check = board.is_check()
+        if ply >= MAX_PLY:
+            return self._evaluate()
+        if in_check:
+            best_score = -MATE + ply  # if no evasion exists, this is mate
+            moves = list(ordered_moves(board, None, self.tables, ply))
+            stand_pat = -INFINITY
+        else:
+            # Stand pat: the side to move need not capture, so the static score is a lower bound.
+            stand_pat = best_score = self._evaluate()
+            if stand_pat >= beta:
+                return stand_pat
+            if stand_pat > alpha:
+                alpha = stand_pat
+            moves = captures_and_promotions(board)
+
+        for move in moves:
+            # Delta pruning: even winning the piece outright would not bring the score to alpha.
+            if not in_check and move.promotion is None:
+                victim = board.piece_type_at(move.to_square) or chess.PAWN
+                if stand_pat + PIECE_VALUE[victim] + DELTA_MARGIN <= alpha:
+                    continue
+            self._make(move)
+            score = -self.quiescence(-beta, -alpha, ply + 1)
+            self._unmake()
+            if score > best_score:
+                best_score = score
+                if score > alpha:
+                    alpha = score
+                    if alpha >= beta:
+                        self.cutoffs += 1
+                        break
+        return best_score
+
+    # ------------------------------------------------------------------ helpers of the node
+
+    def _make(self, move: chess.Move) -> None:
+        self.board.push(move)
+        self.keys.append(position_key(self.board))
+
+    def _make_null(self) -> None:
+        self.board.push(chess.Move.null())
+        self.keys.append(position_key(self.board))
+        self.null_marks.append(len(self.keys) - 1)
+
+    def _unmake(self) -> None:
+        move = self.board.pop()
+        self.keys.pop()
+        if not move:
+            self.null_marks.pop()
+
+    def _evaluate(self) -> int:
+        self.evaluations += 1
+        return evaluate(self.board)
+
+    def _count_node(self, ply: int) -> None:
+        self.nodes += 1
+        if ply > self.seldepth:
+            self.seldepth = ply
+        if self.nodes >= self.next_check:
+            self._check_limits()
+
+    def _check_limits(self) -> None:
+        self.next_check = self.nodes + CHECK_EVERY
+        if self.node_limit is not None:
+            if self.nodes >= self.node_limit:
+                raise SearchAborted
+            self.next_check = min(self.next_check, self.node_limit)
+        if self.stop_event.is_set():
+            raise SearchAborted
+        if self.hard_deadline is not None and time.perf_counter() >= self.hard_deadline:
+            raise SearchAborted
+
+    def _is_draw(self) -> bool:
+        board = self.board
+        if board.halfmove_clock >= 100:
+            return not board.is_checkmate()
+        # Bare kings, or a single minor piece: no mate is possible.
+        if not (board.pawns | board.rooks | board.queens) and board.occupied.bit_count() <= 3:
+            return True
+        # A repetition of any earlier position with the same side to move since the last
+        # irreversible move (or null move, which breaks the chain) counts as a draw.
+        keys = self.keys
+        last = len(keys) - 1
+        key = keys[last]
+        stop = max(last - board.halfmove_clock, self.null_marks[-1])
+        for i in range(last - 4, stop - 1, -2):
+            if keys[i] == key:
+                return True
+        return False
+
+    def _has_pieces(self, color: chess.Color) -> bool:
+        board = self.board
+        return bool(board.occupied_co[color] & ~(board.pawns | board.kings))
+
+    def _probe_tablebases(self, ply: int) -> int | None:
+        board = self.board
+        if board.occupied.bit_count() > self.tablebases.limit or board.castling_rights:
+            return None
+        wdl = self.tablebases.probe_wdl(board)
+        if wdl is None:
+            return None
+        self.tbhits += 1
+        return wdl_to_score(wdl, ply)
+
+    # ------------------------------------------------------------------ root set-up and results
+
+    def _load_history(self, board: chess.Board) -> None:
+        """Keys of the game's positions since the last irreversible move, for repetition checks."""
+        history = board.copy()
+        keys = [position_key(history)]
+        while history.move_stack and len(keys) <= board.halfmove_clock:
+            history.pop()
+            keys.append(position_key(history))
+        self.keys = keys[::-1]
+        self.null_marks = [0]
+
+    def _root_moves(self, board: chess.Board, searchmoves: list[chess.Move]) -> list[RootMove]:
+        legal = list(ordered_moves(board, self._hash_move(board), self.tables, 0))
+        if searchmoves:
+            wanted = set(searchmoves)
+            legal = [m for m in legal if m in wanted]
+        return [RootMove(m) for m in legal]
+
+    def _hash_move(self, board: chess.Board) -> chess.Move | None:
+        entry = self.tt.probe(position_key(board))
+        return None if entry is None else entry[4]
+
+    def _ponder_move_from_tt(self, board: chess.Board, move: chess.Move | None) -> chess.Move | None:
+        if move is None:
+            return None
+        board = board.copy(stack=False)
+        board.push(move)
+        reply = self._hash_move(board)
+        return reply if reply is not None and board.is_legal(reply) else None
+
+    def _result(self, rm: RootMove, depth: int) -> SearchResult:
+        pv = rm.pv or [rm.move]
+        return SearchResult(rm.move, pv[1] if len(pv) > 1 else None, rm.score, depth, pv=pv)
+
+    def _info(self, rm: RootMove, depth: int, multipv: int, bound: str | None = None) -> Info:
+        return Info(depth=depth, seldepth=self.seldepth, score=rm.score, nodes=self.nodes,
+                    time=self.elapsed(), pv=rm.pv or [rm.move], multipv=multipv, bound=bound,
+                    hashfull=self.tt.hashfull(), tbhits=self.tbhits)
+
+    def _iteration_limit_reached(self, limits: Limits, result: SearchResult, depth: int) -> bool:
+        if self.stop_event.is_set():
+            return True
+        if limits.mate is not None and result.score >= MATE_BOUND:
+            if (MATE - result.score + 1) // 2 <= limits.mate:
+                return True
+        if self.soft_deadline is not None and time.perf_counter() >= self.soft_deadline:
+            return True
+        # A forced mate found and proven to this depth will not change with more depth.
+        if is_mate_score(result.score) and depth >= 2 * (MATE - abs(result.score)) + 2 \
+                and limits.depth is None and self.soft_deadline is not None:
+            return True
+        return False
+
+
+def fixed_depth_search(board: chess.Board, depth: int, hash_mb: int = 16) -> SearchResult:
+    """A fresh search of ``board`` to ``depth`` plies with an empty TT (bench, tables, tests)."""
+    search = Search(TranspositionTable(hash_mb))
+    return search.run(board, Limits(depth=depth))

@@ -1,0 +1,75 @@
+"""Time management: the limits of a `go` command and the time budget derived from them.
+
+The search gets two deadlines: a soft one (do not start another iteration after it) and a hard
+one (abort the iteration in progress and play the best move found so far). Both are in seconds
+from the moment the clock starts for us (the `go`, or the `ponderhit` when pondering).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import chess
+
+
+@dataclass
+class Limits:
+    """What a `go` command asks for; ``None`` means "not given"."""
+
+    wtime: int | None = None  # milliseconds
+    btime: int | None = None
+    winc: int = 0
+    binc: int = 0
+    movestogo: int | None = None
+    movetime: int | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    mate: int | None = None  # moves, as in `go mate N`
+    infinite: bool = False
+    ponder: bool = False
+    searchmoves: list[chess.Move] = field(default_factory=list)
+    perft: int | None = None
+
+    def has_clock(self) -> bool:
+        return self.wtime is not None or self.btime is not None
+
+
+@dataclass
+class TimeBudget:
+    soft: float | None  # seconds; None: no time limit
+    hard: float | None
+
+
+# Python cannot start answering faster than this after a deadline: each node takes tens of
+# microseconds and the stop flag is read every few hundred nodes, then the answer is printed.
+REACTION_MARGIN = 0.015
+
+
+def budget(limits: Limits, turn: chess.Color, move_overhead_ms: int) -> TimeBudget:
+    """Soft and hard deadlines for the side to move, with ``Move Overhead`` kept in reserve.
+
+    A `go ponder` is budgeted like the same `go` without `ponder`: the engine applies the budget
+    from the `ponderhit` on, and searches without a limit until then.
+    """
+    if limits.infinite:
+        return TimeBudget(None, None)
+    overhead = move_overhead_ms / 1000
+    if limits.movetime is not None:
+        usable = max(0.001, limits.movetime / 1000 - overhead - REACTION_MARGIN)
+        return TimeBudget(usable, usable)
+    if not limits.has_clock():
+        return TimeBudget(None, None)
+
+    clock = limits.wtime if turn == chess.WHITE else limits.btime
+    if clock is None:
+        clock = limits.btime if turn == chess.WHITE else limits.wtime
+    increment = (limits.winc if turn == chess.WHITE else limits.binc) / 1000
+    remaining = max(0.0, (clock or 0) / 1000 - overhead - REACTION_MARGIN)
+
+    moves_to_go = limits.movestogo if limits.movestogo else 30
+    moves_to_go = max(1, min(moves_to_go, 50))
+    # The last move before a time control may use most of what is left, never all of it.
+    share = remaining / moves_to_go + increment * 0.8
+    hard = min(remaining * (0.8 if moves_to_go == 1 else 0.4), share * 4)
+    soft = min(share * 0.7, hard)
+    return TimeBudget(max(0.001, soft), max(0.002, hard))

@@ -1,0 +1,301 @@
+"""The UCI protocol: read a line, dispatch it to a handler, format `info` and `bestmove` lines.
+
+Stockfish's behaviour is the reference. Every malformed line is answered with one
+`info string ...` and changes nothing; no exception ever reaches the output stream.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from typing import Callable, TextIO
+
+import chess
+import chess.polyglot
+
+from engine import ENGINE_AUTHOR, ENGINE_NAME, __version__
+from engine.engine import Engine
+from engine.options import OPTIONS, OptionError
+from engine.timeman import Limits
+from engine.tt import MATE, MATE_BOUND
+
+GO_INTEGER_PARAMETERS = ("wtime", "btime", "winc", "binc", "movestogo", "movetime",
+                         "depth", "nodes", "mate", "perft")
+GO_TIME_PARAMETERS = ("wtime", "btime", "winc", "binc", "movetime")
+
+
+class UciError(ValueError):
+    """A command line that cannot be carried out; its message goes out as `info string`."""
+
+
+def format_score(score: int) -> str:
+    """`cp N` or `mate N` (moves, negative when the side to move is being mated)."""
+    if score >= MATE_BOUND:
+        return f"mate {(MATE - score + 1) // 2}"
+    if score <= -MATE_BOUND:
+        return f"mate {-((MATE + score) // 2)}"
+    return f"cp {score}"
+
+
+def parse_position(tokens: list[str]) -> chess.Board:
+    """The board of `position startpos|fen <fen> [moves ...]` (tokens after `position`)."""
+    if not tokens:
+        raise UciError("position needs 'startpos' or 'fen <fen>'")
+    if "moves" in tokens:
+        split = tokens.index("moves")
+        setup, moves = tokens[:split], tokens[split + 1:]
+    else:
+        setup, moves = tokens, []
+    if setup[0] == "startpos":
+        if len(setup) != 1:
+            raise UciError(f"unexpected words after startpos: {' '.join(setup[1:])}")
+        board = chess.Board()
+    elif setup[0] == "fen":
+        fen = " ".join(setup[1:])
+        if not fen:
+            raise UciError("position fen needs a FEN")
+        try:
+            board = chess.Board(fen)
+        except ValueError as error:
+            raise UciError(f"invalid FEN '{fen}': {error}") from None
+        status = board.status()
+        if status != chess.STATUS_VALID:
+            problems = [flag.name.lower() for flag in chess.Status if flag and flag in status]
+            raise UciError(f"impossible position '{fen}': {', '.join(problems)}")
+    else:
+        raise UciError(f"position needs 'startpos' or 'fen', not '{setup[0]}'")
+    for text in moves:
+        try:
+            move = chess.Move.from_uci(text)
+        except ValueError:
+            raise UciError(f"invalid move '{text}' in position") from None
+        if not move or not board.is_legal(move):
+            # Accept the king-takes-rook castling some GUIs send, as python-chess understands it.
+            try:
+                move = board.parse_uci(text)
+            except ValueError:
+                raise UciError(f"illegal move '{text}' in position {board.fen()}") from None
+        board.push(move)
+    return board
+
+
+def parse_go(tokens: list[str], board: chess.Board) -> Limits:
+    """The limits of `go ...` (tokens after `go`); UciError on anything malformed."""
+    limits = Limits()
+    i = 0
+    while i < len(tokens):
+        word = tokens[i]
+        if word in GO_INTEGER_PARAMETERS:
+            if i + 1 >= len(tokens):
+                raise UciError(f"go {word} needs a number")
+            try:
+                value = int(tokens[i + 1])
+            except ValueError:
+                raise UciError(f"go {word} needs an integer, not '{tokens[i + 1]}'") from None
+            if word in GO_TIME_PARAMETERS:
+                value = max(0, value)  # some GUIs send a negative clock after a slow move
+            elif value < 1 and word != "perft":
+                raise UciError(f"go {word} must be at least 1, not {value}")
+            elif word == "perft" and value < 0:
+                raise UciError(f"go perft must not be negative, not {value}")
+            setattr(limits, word, value)
+            i += 2
+        elif word in ("infinite", "ponder"):
+            setattr(limits, word, True)
+            i += 1
+        elif word == "searchmoves":
+            i += 1
+            while i < len(tokens) and tokens[i] not in GO_INTEGER_PARAMETERS \
+                    and tokens[i] not in ("infinite", "ponder"):
+                try:
+                    move = chess.Move.from_uci(tokens[i])
+                except ValueError:
+                    raise UciError(f"invalid move '{tokens[i]}' in searchmoves") from None
+                if not board.is_legal(move):
+                    raise UciError(f"illegal move '{tokens[i]}' in searchmoves")
+                limits.searchmoves.append(move)
+                i += 1
+        else:
+            raise UciError(f"unknown go parameter '{word}'")
+    return limits
+
+
+class UciProtocol:
+    """Reads commands from ``input`` and writes the engine's answers to ``output``."""
+
+    def __init__(self, output: TextIO = sys.stdout) -> None:
+        self.output = output
+        self._write_lock = threading.Lock()
+        self.debug = False
+        self.engine = Engine(self)
+        self.handlers: dict[str, Callable[[list[str]], bool | None]] = {
+            "uci": self.cmd_uci,
+            "isready": self.cmd_isready,
+            "setoption": self.cmd_setoption,
+            "ucinewgame": self.cmd_ucinewgame,
+            "position": self.cmd_position,
+            "go": self.cmd_go,
+            "stop": self.cmd_stop,
+            "ponderhit": self.cmd_ponderhit,
+            "quit": self.cmd_quit,
+            "debug": self.cmd_debug,
+            "register": self.cmd_register,
+            "d": self.cmd_d,
+            "eval": self.cmd_eval,
+            "bench": self.cmd_bench,
+        }
+
+    # ------------------------------------------------------------------ output
+
+    def send(self, line: str) -> None:
+        with self._write_lock:
+            try:
+                self.output.write(line + "\n")
+                self.output.flush()
+            except (BrokenPipeError, ValueError, OSError):
+                pass  # the GUI went away; nothing left to tell it
+
+    def on_message(self, text: str) -> None:
+        for line in text.splitlines() or [""]:
+            self.send(f"info string {line}")
+
+    def on_info(self, info) -> None:
+        ms = max(1, int(info.time * 1000))
+        parts = [f"info depth {info.depth} seldepth {max(info.seldepth, info.depth)}",
+                 f"multipv {info.multipv} score {format_score(info.score)}"]
+        if info.bound:
+            parts.append(info.bound)
+        parts.append(f"nodes {info.nodes} nps {info.nodes * 1000 // ms} hashfull {info.hashfull}"
+                     f" tbhits {info.tbhits} time {ms}")
+        if info.pv:
+            parts.append("pv " + " ".join(move.uci() for move in info.pv))
+        self.send(" ".join(parts))
+
+    def on_bestmove(self, move: chess.Move | None, ponder: chess.Move | None) -> None:
+        if move is None:
+            self.send("bestmove (none)")
+        elif ponder is not None:
+            self.send(f"bestmove {move.uci()} ponder {ponder.uci()}")
+        else:
+            self.send(f"bestmove {move.uci()}")
+
+    # ------------------------------------------------------------------ the loop
+
+    def loop(self, lines: TextIO = sys.stdin) -> int:
+        """Handles lines until `quit` or end of input; returns the exit status."""
+        while True:
+            line = lines.readline()
+            if not line:
+                break
+            if self.handle(line) is False:
+                break
+        self.engine.quit()
+        return 0
+
+    def handle(self, line: str) -> bool:
+        """Handles one command line; False means quit."""
+        tokens = line.split()
+        if not tokens:
+            return True
+        command, arguments = tokens[0], tokens[1:]
+        handler = self.handlers.get(command)
+        if handler is None:
+            self.on_message(f"unknown command: '{line.strip()[:200]}'")
+            return True
+        try:
+            return handler(arguments) is not False
+        except (UciError, OptionError) as error:
+            self.on_message(f"error: {error}")
+        except Exception as error:  # a bug: report it, keep the engine alive
+            self.on_message(f"internal error in '{command}': {type(error).__name__}: {error}")
+        return True
+
+    # ------------------------------------------------------------------ commands
+
+    def cmd_uci(self, args: list[str]) -> None:
+        self.send(f"id name {ENGINE_NAME} {__version__}")
+        self.send(f"id author {ENGINE_AUTHOR}")
+        for option in OPTIONS:
+            self.send(option.uci_line())
+        self.send("uciok")
+
+    def cmd_isready(self, args: list[str]) -> None:
+        self.engine.wait_ready()
+        self.send("readyok")
+
+    def cmd_debug(self, args: list[str]) -> None:
+        if args not in (["on"], ["off"]):
+            raise UciError("debug takes 'on' or 'off'")
+        self.debug = args[0] == "on"
+
+    def cmd_register(self, args: list[str]) -> None:
+        pass  # Brudno needs no registration
+
+    def cmd_setoption(self, args: list[str]) -> None:
+        if not args or args[0] != "name":
+            raise UciError("setoption needs 'name <id> [value <x>]'")
+        if "value" in args:
+            split = args.index("value")
+            name, value = " ".join(args[1:split]), " ".join(args[split + 1:])
+        else:
+            name, value = " ".join(args[1:]), None
+        if not name:
+            raise UciError("setoption needs an option name")
+        self.engine.set_option(name, value)
+
+    def cmd_ucinewgame(self, args: list[str]) -> None:
+        self.engine.new_game()
+
+    def cmd_position(self, args: list[str]) -> None:
+        self.engine.set_position(parse_position(args))
+
+    def cmd_go(self, args: list[str]) -> None:
+        limits = parse_go(args, self.engine.board)
+        if limits.perft is not None:
+            self.engine.stop()
+            from engine.perft import perft_report
+            for line in perft_report(self.engine.board.copy(), limits.perft).splitlines():
+                self.send(line)
+            return
+        self.engine.go(limits)
+
+    def cmd_stop(self, args: list[str]) -> None:
+        self.engine.stop()
+
+    def cmd_ponderhit(self, args: list[str]) -> None:
+        self.engine.ponderhit()
+
+    def cmd_quit(self, args: list[str]) -> bool:
+        return False
+
+    def cmd_d(self, args: list[str]) -> None:
+        board = self.engine.board
+        self.send("")
+        for row in str(board).splitlines():
+            self.send(" " + row)
+        self.send("")
+        self.send(f"Fen: {board.fen()}")
+        self.send(f"Key: {chess.polyglot.zobrist_hash(board):016X}")
+        checkers = " ".join(chess.square_name(sq) for sq in board.checkers())
+        self.send(f"Checkers: {checkers}")
+
+    def cmd_eval(self, args: list[str]) -> None:
+        self.engine.wait_ready()
+        from engine.evaluate import evaluation_report
+        for line in evaluation_report(self.engine.board).splitlines():
+            self.send(line)
+
+    def cmd_bench(self, args: list[str]) -> None:
+        self.engine.stop()
+        self.engine.wait_ready()
+        from engine.bench import run_bench
+        depth = int(args[0]) if args and args[0].isdigit() else None
+        run_bench(depth=depth, out=self.send)
+
+
+def main(input_stream: TextIO | None = None) -> int:
+    """Runs the UCI loop on stdin/stdout."""
+    stdin = input_stream or sys.stdin
+    if hasattr(stdin, "reconfigure"):
+        stdin.reconfigure(errors="replace")  # a stray byte must not kill the engine
+    return UciProtocol(sys.stdout).loop(stdin)

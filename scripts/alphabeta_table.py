@@ -1,0 +1,300 @@
+"""Minimax against alpha-beta on a chess position, as in German Wikipedia's "Alpha-Beta-Suche".
+
+    python scripts/alphabeta_table.py [--fen FEN] [--depth D] [--json] [--plot PATH | --no-plot]
+
+The article ("Vergleich von Minimax und AlphaBeta") searches one position to four plies with
+Minimax, AlphaBeta and AlphaBeta with move ordering and counts the evaluations and cutoffs.
+This script does the same with the textbook searches of `engine.textbook`, adds alpha-beta
+with perfect ordering (Knuth and Moore's minimal tree) and, for comparison, Brudno's own
+search. Without --fen it uses Kiwipete and the start position.
+
+It prints a Markdown table per position (or, with --json, only a JSON list of rows) and plots
+the evaluations against the depth on a log scale.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import chess  # noqa: E402
+
+from engine.textbook.games import ChessGame  # noqa: E402
+from engine.textbook.ordering import MvvLvaKillers  # noqa: E402
+from engine.textbook.search import (PerfectOrdering, SearchResult, alphabeta,  # noqa: E402
+                                    minimax, ordered_alphabeta)
+
+KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq -"
+DEFAULT_POSITIONS = (("Kiwipete", KIWIPETE), ("Start position", chess.STARTING_FEN))
+DEFAULT_DEPTH = 4
+DEFAULT_PLOT = "alphabeta_table.png"
+
+MINIMAX = "Minimax"
+ALPHABETA = "AlphaBeta"
+ORDERED = "AlphaBeta with move ordering"
+PERFECT = "AlphaBeta with perfect ordering"
+BRUDNO = "Brudno PVS"
+
+# The article's table (a different position, depth 4); its share cut was an estimate.
+ARTICLE = (
+    (MINIMAX, 28_018_531, 0, "0 %", 134.87),
+    (ALPHABETA, 2_005_246, 136_478, "91.50 %", 9.88),
+    (ORDERED, 128_307, 27_025, "99.28 %", 0.99),
+)
+
+
+@dataclass
+class Measurement:
+    """One search of one position, before it is compared with the others."""
+
+    algorithm: str
+    exact: bool  # a plain fixed-depth search, so its value must be minimax's
+    evaluations: int
+    cutoffs: int
+    nodes: int
+    seconds: float
+    value: int  # centipawns from White's view
+    best_move: str | None
+
+
+@dataclass
+class Row(Measurement):
+    cut_share: float  # 1 - evaluations / minimax evaluations
+    vs_minimax: float  # evaluations / minimax evaluations
+    vs_minimal: float  # evaluations / perfect ordering's evaluations
+    fen: str
+    depth: int
+
+
+class ValueMismatch(RuntimeError):
+    """Two exact searches of the same tree disagree: one of them is wrong."""
+
+
+class ProgressGame(ChessGame):
+    """A chess game that reports on stderr, at most once a second, how many root moves are done."""
+
+    def __init__(self, board: chess.Board, label: str) -> None:
+        super().__init__(board)
+        self.label = label
+        self.total = len(self.moves())
+        self.done = 0
+        self.last_report = time.monotonic()
+
+    def pop(self) -> None:
+        self.board.pop()
+        if self.board.ply() == self.root_ply:
+            self.done += 1
+            now = time.monotonic()
+            if now - self.last_report >= 1.0 or self.done == self.total:
+                self.last_report = now
+                end = "\n" if self.done == self.total else ""
+                print(f"\r{self.label}: {self.done}/{self.total} root moves", end=end,
+                      file=sys.stderr, flush=True)
+
+
+def measure(algorithm: str, search: Callable[[], SearchResult]) -> Measurement:
+    start = time.perf_counter()
+    result = search()
+    seconds = time.perf_counter() - start
+    c = result.counters
+    move = result.best_move.uci() if result.best_move else None
+    return Measurement(algorithm, True, c.evaluations, c.cutoffs, c.nodes, seconds,
+                       result.value, move)
+
+
+def exact_measurements(board: chess.Board, depth: int, progress: bool = False) -> list[Measurement]:
+    """The four fixed-depth searches: static evaluation at depth 0, no quiescence, no TT."""
+    minimax_game = ProgressGame(board, f"Minimax depth {depth}") if progress else ChessGame(board)
+    rows = [
+        measure(MINIMAX, lambda: minimax(minimax_game, depth)),
+        measure(ALPHABETA, lambda: alphabeta(ChessGame(board), depth)),
+        measure(ORDERED, lambda: ordered_alphabeta(ChessGame(board), depth, MvvLvaKillers())),
+    ]
+    perfect = PerfectOrdering(depth, helper=MvvLvaKillers())
+    row = measure(PERFECT, lambda: ordered_alphabeta(ChessGame(board), depth, perfect))
+    # The exact values come from an oracle a real program does not have: do not time it.
+    row.seconds -= perfect.seconds
+    rows.append(row)
+    return rows
+
+
+def brudno_measurement(board: chess.Board, depth: int) -> Measurement | None:
+    """Brudno's search (iterative deepening, TT, aspiration windows, pruning, quiescence).
+
+    Not exact: pruning and quiescence change the value, so it is left out of the check.
+    """
+    try:
+        from engine.search import fixed_depth_search
+    except ImportError as error:
+        print(f"Brudno row skipped: engine.search.fixed_depth_search is not available ({error})",
+              file=sys.stderr)
+        return None
+    start = time.perf_counter()
+    result = fixed_depth_search(board.copy(), depth)
+    seconds = time.perf_counter() - start
+    # Brudno scores from the side to move's view; the table uses White's.
+    value = result.score if board.turn == chess.WHITE else -result.score
+    move = result.best_move.uci() if result.best_move else None
+    return Measurement(BRUDNO, False, result.evaluations, result.cutoffs, result.nodes,
+                       seconds, value, move)
+
+
+def check_values(rows: list[Measurement]) -> None:
+    values = {row.algorithm: row.value for row in rows if row.exact}
+    if len(set(values.values())) > 1:
+        raise ValueMismatch(f"exact searches disagree on the root value: {values}")
+
+
+def compare(board: chess.Board, depth: int, progress: bool = False,
+            brudno: bool = True) -> list[Row]:
+    """All rows of the table for one position; raises ValueMismatch if exact rows disagree."""
+    measurements = exact_measurements(board, depth, progress)
+    if brudno:
+        measurement = brudno_measurement(board, depth)
+        if measurement is not None:
+            measurements.append(measurement)
+    check_values(measurements)
+    full = measurements[0].evaluations
+    minimal = next(m.evaluations for m in measurements if m.algorithm == PERFECT)
+    return [Row(**asdict(m), cut_share=1 - m.evaluations / full,
+                vs_minimax=m.evaluations / full, vs_minimal=m.evaluations / minimal,
+                fen=board.fen(), depth=depth)
+            for m in measurements]
+
+
+def mean_branching_factor(leaves: int, depth: int) -> float:
+    """The b with b^depth = leaves: the average number of moves over the depth-`depth` tree."""
+    return leaves ** (1 / depth)
+
+
+def minimal_tree(b: float, depth: int) -> float:
+    """Knuth and Moore: leaves of the minimal tree of a uniform tree with branching b."""
+    return b ** math.ceil(depth / 2) + b ** math.floor(depth / 2) - 1
+
+
+def markdown(name: str, rows: list[Row]) -> str:
+    depth = rows[0].depth
+    leaves = rows[0].evaluations
+    b = mean_branching_factor(leaves, depth)
+    lines = [
+        f"### {name}, depth {depth}",
+        "",
+        f"`{rows[0].fen}`: {leaves:,} leaves, mean branching factor b = {b:.1f}, "
+        f"Knuth-Moore minimal tree for a uniform tree b^{math.ceil(depth / 2)} + "
+        f"b^{math.floor(depth / 2)} - 1 = {minimal_tree(b, depth):,.0f} leaves.",
+        "",
+        "| Algorithm | Evaluations | Cutoffs | Share of the tree cut | Seconds "
+        "| vs Minimax | vs minimal tree | Value (cp, White) | Best move |",
+        "|---|--:|--:|--:|--:|--:|--:|--:|---|",
+    ]
+    for r in rows:
+        name = r.algorithm if r.exact else f"{r.algorithm} *"
+        lines.append(f"| {name} | {r.evaluations:,} | {r.cutoffs:,} | {r.cut_share:.2%} "
+                     f"| {r.seconds:.2f} | {r.vs_minimax:.2%} | {r.vs_minimal:.2f}x "
+                     f"| {r.value} | {r.best_move} |")
+    lines += [
+        "",
+        "Share of the tree cut = 1 - evaluations / Minimax's evaluations, counted exactly "
+        "(the article estimated it). Perfect ordering's seconds leave out the oracle that "
+        "finds the exact values.",
+    ]
+    if any(not r.exact for r in rows):
+        lines.append("\n\\* Brudno's search is not exact (iterative deepening, transposition "
+                     "table, aspiration windows, pruning and quiescence search: its evaluations "
+                     "include quiescence nodes and its value differs), so it is shown for "
+                     "comparison only and left out of the check that all rows agree on the value.")
+    return "\n".join(lines)
+
+
+def article_markdown() -> str:
+    lines = ["### The article's table (its own position, depth 4)", "",
+             "| Algorithm | Evaluations | Cutoffs | Share of the tree cut (estimated) | Seconds |",
+             "|---|--:|--:|--:|--:|"]
+    for algorithm, evaluations, cutoffs, share, seconds in ARTICLE:
+        lines.append(f"| {algorithm} | {evaluations:,} | {cutoffs:,} | {share} | {seconds} |")
+    return "\n".join(lines)
+
+
+def plot(curves: list[tuple[str, int, dict[str, list[int]]]], path: str) -> None:
+    """One panel per position: evaluations against depth, with b^d and the minimal tree."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(curves), figsize=(6.5 * len(curves), 5), squeeze=False)
+    for ax, (name, leaves, evaluations) in zip(axes[0], curves):
+        depths = list(range(1, len(evaluations[MINIMAX]) + 1))
+        b = mean_branching_factor(leaves, depths[-1])
+        for algorithm, counts in evaluations.items():
+            ax.plot(depths, counts, marker="o", label=algorithm)
+        ax.plot(depths, [b ** d for d in depths], "k--", label=f"b^d (b = {b:.1f})")
+        ax.plot(depths, [minimal_tree(b, d) for d in depths], "k:",
+                label="b^ceil(d/2) + b^floor(d/2) - 1")
+        ax.set_yscale("log")
+        ax.set_xticks(depths)
+        ax.set_xlabel("depth (plies)")
+        ax.set_ylabel("evaluations")
+        ax.set_title(name)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--fen", help="search this position (default: Kiwipete and the start)")
+    parser.add_argument("--depth", type=int, default=DEFAULT_DEPTH, help="plies (default 4)")
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON only")
+    parser.add_argument("--plot", default=DEFAULT_PLOT, help=f"PNG path (default {DEFAULT_PLOT})")
+    parser.add_argument("--no-plot", action="store_true", help="do not plot")
+    parser.add_argument("--no-brudno", action="store_true", help="leave out Brudno's search")
+    args = parser.parse_args(argv)
+    if args.depth < 1:
+        parser.error("--depth must be at least 1")
+    positions = [(args.fen, args.fen)] if args.fen else list(DEFAULT_POSITIONS)
+
+    all_rows: list[Row] = []
+    curves = []
+    try:
+        for name, fen in positions:
+            board = chess.Board(fen)
+            # Shallower depths only feed the plot; the table is the last depth.
+            depths = range(1, args.depth + 1) if not args.no_plot else [args.depth]
+            per_depth = [compare(board, d, progress=(d == args.depth),
+                                 brudno=not args.no_brudno) for d in depths]
+            rows = per_depth[-1]
+            all_rows += rows
+            if not args.json:
+                print(markdown(name, rows), end="\n\n", flush=True)
+            curves.append((name, rows[0].evaluations,
+                           {r.algorithm: [rs[i].evaluations for rs in per_depth]
+                            for i, r in enumerate(rows)}))
+    except ValueMismatch as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+
+    if args.json:
+        print(json.dumps([asdict(row) for row in all_rows], indent=1))
+    else:
+        print(article_markdown())
+    if not args.no_plot:
+        try:
+            plot(curves, args.plot)
+            print(f"plot written to {args.plot}", file=sys.stderr)
+        except ImportError:
+            print("matplotlib is not installed: no plot", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,129 @@
+"""Minimax and alpha-beta on the lecture's toy games, printed step by step.
+
+    python scripts/textbook.py tree [--start-at-zero]
+    python scripts/textbook.py matchsticks [N]
+
+`tree` prints the minimax value of every inner position of the 31-position binary tree,
+then the alpha-beta trace (one line per visited position), the result and the positions
+alpha-beta never visits. `--start-at-zero` adds the same for a max node that starts its
+value at 0 instead of alpha, which loses a cutoff.
+
+`matchsticks` solves the game "take 1 or 2, whoever takes the last match loses".
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine.textbook.games import (TREE_FIRST_LEAF, TREE_MAX_VALUE, TREE_MIN_VALUE,  # noqa: E402
+                                   TREE_SIZE, BinaryTree, Matchsticks)
+from engine.textbook.search import SearchResult, alphabeta, minimax  # noqa: E402
+
+
+def tree_values() -> dict[int, int]:
+    """The minimax value of every inner position, each searched as a root of its own.
+
+    A position's player is fixed by its level, so a subtree is searched from the tree's root
+    with the moves leading to it played first.
+    """
+    values = {}
+    for position in range(TREE_FIRST_LEAF):
+        game = BinaryTree()
+        for step in path_to(position)[1:]:
+            game.push(step)
+        values[position] = minimax(game).value
+    return values
+
+
+def path_to(position: int) -> list[int]:
+    path = [position]
+    while path[-1] > 0:
+        path.append((path[-1] - 1) // 2)
+    return path[::-1]
+
+
+def traced_alphabeta(max_start: int | None = None) -> tuple[list[str], SearchResult, list[int]]:
+    """The trace lines, the result, and the positions never visited."""
+    lines: list[str] = []
+    visited: set[int] = set()
+
+    def trace(game: BinaryTree, alpha: int, beta: int) -> None:
+        visited.add(game.position)
+        lines.append(f"pos = {game.position:2d} alpha = {alpha:2d} beta = {beta:2d}")
+
+    result = alphabeta(BinaryTree(), alpha=TREE_MIN_VALUE, beta=TREE_MAX_VALUE,
+                       trace=trace, max_start=max_start)
+    pruned = [p for p in range(TREE_SIZE) if p not in visited]
+    return lines, result, pruned
+
+
+def print_alphabeta(max_start: int | None = None) -> list[int]:
+    lines, result, pruned = traced_alphabeta(max_start)
+    print("\n".join(lines))
+    print(f"Pos: {0:2d} Value: {result.value:2d} BestPos: {result.best_move:2d}")
+    print("Pruned:", " ".join(str(p) for p in pruned))
+    return pruned
+
+
+def tree_command(start_at_zero: bool) -> None:
+    print("Minimax values:")
+    for position, value in tree_values().items():
+        print(f"Pos: {position:2d} Value: {value:2d}")
+    print()
+    print(f"Alpha-beta (alpha = {TREE_MIN_VALUE}, beta = {TREE_MAX_VALUE} at the root):")
+    pruned = print_alphabeta()
+    if start_at_zero:
+        print()
+        print("Alpha-beta with max nodes starting at 0 instead of alpha:")
+        pruned_from_zero = print_alphabeta(max_start=TREE_MIN_VALUE)
+        lost = sorted(set(pruned) - set(pruned_from_zero))
+        print("No longer pruned:", " ".join(str(p) for p in lost))
+
+
+def matchsticks_command(matches: int) -> None:
+    print(f"Matchsticks, {matches} matches: take 1 or 2, whoever takes the last match loses; "
+          "White moves first.")
+    full = minimax(Matchsticks(matches))
+    print(f"Game tree: {full.counters.nodes} positions, {full.counters.evaluations} finished games")
+    winner = "White" if full.value > 0 else "Black"
+    print(f"Minimax value of the start: {full.value:+d} ({winner} wins), best move: take "
+          f"{full.best_move}")
+    print()
+    print("Value of each state (+1: White wins, -1: Black wins):")
+    print("matches  White to move  Black to move")
+    for left in range(matches + 1):
+        white = minimax(Matchsticks(left, white_to_move=True)).value
+        black = minimax(Matchsticks(left, white_to_move=False)).value
+        print(f"{left:7d}  {white:+13d}  {black:+13d}")
+    print()
+    for name, result in (("minimax", full), ("alpha-beta", alphabeta(Matchsticks(matches)))):
+        c = result.counters
+        print(f"{name:>10}: value {result.value:+d}, {c.nodes} states visited, "
+              f"{c.nodes - c.evaluations} expanded, {c.evaluations} finished games evaluated, "
+              f"{c.cutoffs} cutoffs")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    tree = commands.add_parser("tree", help="the 31-position binary tree")
+    tree.add_argument("--start-at-zero", action="store_true",
+                      help="also show alpha-beta with max nodes starting at 0 instead of alpha")
+    sticks = commands.add_parser("matchsticks", help="take 1 or 2, the last match loses")
+    sticks.add_argument("matches", nargs="?", type=int, default=5)
+    args = parser.parse_args(argv)
+    if args.command == "tree":
+        tree_command(args.start_at_zero)
+    else:
+        if args.matches < 1:
+            parser.error("need at least one match")
+        matchsticks_command(args.matches)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

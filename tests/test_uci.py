@@ -1,0 +1,284 @@
+"""The engine as a UCI client sees it: the real process driven through python-chess's chess.engine."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import chess
+import chess.engine
+import pytest
+
+ENGINE_COMMAND = [sys.executable, "-m", "engine"]
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+
+
+@pytest.fixture(scope="module")
+def engine():
+    client = chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND, timeout=60)
+    yield client
+    client.quit()
+
+
+class RawUci:
+    """The engine process spoken to line by line, for what chess.engine will not send."""
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen(ENGINE_COMMAND, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        text=True, bufsize=1)
+        self.lines: list[str] = []
+
+    def send(self, line: str) -> None:
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def read_until(self, prefix: str, timeout: float = 30) -> list[str]:
+        """Lines read up to and including the first one starting with ``prefix``."""
+        deadline = time.monotonic() + timeout
+        seen = []
+        while time.monotonic() < deadline:
+            line = self.process.stdout.readline()
+            if not line:
+                break
+            line = line.rstrip("\n")
+            seen.append(line)
+            self.lines.append(line)
+            if line.startswith(prefix):
+                return seen
+        raise AssertionError(f"no line starting with {prefix!r}; got {seen[-20:]}")
+
+    def close(self) -> int:
+        try:
+            self.send("quit")
+        except BrokenPipeError:
+            pass
+        return self.process.wait(timeout=30)
+
+
+@pytest.fixture
+def raw():
+    client = RawUci()
+    yield client
+    if client.process.poll() is None:
+        client.close()
+
+
+def read_fens(name: str) -> list[str]:
+    path = SHARED / "mates" / name
+    if not path.exists():
+        pytest.skip(f"{path} is absent (it lives in ../shared beside the checkout)")
+    return [line.strip() for line in path.read_text().splitlines()
+            if line.strip() and not line.startswith("#")]
+
+
+# ---------------------------------------------------------------------- handshake and options
+
+def test_handshake_names_brudno_and_declares_the_standard_options(engine):
+    assert engine.id["name"].startswith("Brudno")
+    for name in ("Hash", "Clear Hash", "MultiPV", "Move Overhead", "Ponder", "Threads"):
+        assert name in engine.options
+    assert engine.options["Threads"].max == 1
+    assert engine.options["Hash"].type == "spin"
+
+
+def test_options_can_be_set_and_the_engine_still_plays(engine):
+    engine.configure({"Hash": 8, "Move Overhead": 50})
+    result = engine.play(chess.Board(), chess.engine.Limit(depth=2))
+    assert result.move in chess.Board().legal_moves
+
+
+# ---------------------------------------------------------------------- limits
+
+def test_go_depth_reports_exactly_that_depth(engine):
+    info = engine.analyse(chess.Board(KIWIPETE), chess.engine.Limit(depth=3))
+    assert info["depth"] == 3
+    assert info["pv"][0] in chess.Board(KIWIPETE).legal_moves
+
+
+def test_go_nodes_stops_at_the_node_limit(engine):
+    with engine.analysis(chess.Board(KIWIPETE), chess.engine.Limit(nodes=3000)) as analysis:
+        infos = list(analysis)
+        best = analysis.wait()
+    assert best.move in chess.Board(KIWIPETE).legal_moves
+    assert all(info.get("nodes", 0) <= 3000 for info in infos)
+
+
+def test_go_movetime_answers_within_the_time(engine):
+    start = time.monotonic()
+    result = engine.play(chess.Board(KIWIPETE), chess.engine.Limit(time=0.5))
+    elapsed = time.monotonic() - start
+    assert result.move in chess.Board(KIWIPETE).legal_moves
+    assert elapsed < 0.5 + 0.4  # process and pipe latency; the engine itself keeps a margin
+
+
+def test_go_infinite_waits_for_stop(raw):
+    raw.send("uci")
+    raw.read_until("uciok")
+    raw.send("position startpos moves e2e4")
+    raw.send("go infinite")
+    time.sleep(1.0)
+    raw.send("isready")
+    answered = raw.read_until("readyok", timeout=10)
+    assert not any(line.startswith("bestmove") for line in answered)
+    sent = time.monotonic()
+    raw.send("stop")
+    lines = raw.read_until("bestmove", timeout=5)
+    assert time.monotonic() - sent < 1.0
+    move = lines[-1].split()[1]
+    board = chess.Board()
+    board.push_uci("e2e4")
+    assert chess.Move.from_uci(move) in board.legal_moves
+    assert any(" pv " in line for line in lines + answered)
+
+
+def test_go_ponder_becomes_a_timed_search_on_ponderhit(raw):
+    raw.send("uci")
+    raw.read_until("uciok")
+    raw.send("position startpos moves e2e4 e7e5")
+    raw.send("go ponder wtime 2000 btime 2000")
+    time.sleep(0.5)
+    raw.send("isready")
+    assert not any(l.startswith("bestmove") for l in raw.read_until("readyok", timeout=10))
+    raw.send("ponderhit")
+    lines = raw.read_until("bestmove", timeout=5)
+    board = chess.Board()
+    board.push_uci("e2e4")
+    board.push_uci("e7e5")
+    assert chess.Move.from_uci(lines[-1].split()[1]) in board.legal_moves
+
+
+def test_stop_during_ponder_answers_with_a_legal_move(engine):
+    board = chess.Board()
+    result = engine.play(board, chess.engine.Limit(time=0.2), ponder=True)
+    assert result.move in board.legal_moves
+    # chess.engine sends `stop` to end pondering when the next command comes.
+    result = engine.play(board, chess.engine.Limit(depth=1))
+    assert result.move in board.legal_moves
+
+
+def test_multipv_reports_distinct_lines(engine):
+    infos = engine.analyse(chess.Board(KIWIPETE), chess.engine.Limit(depth=3), multipv=3)
+    assert len(infos) == 3
+    first_moves = {info["pv"][0] for info in infos}
+    assert len(first_moves) == 3
+    scores = [info["score"].relative.score(mate_score=100000) for info in infos]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_searchmoves_restricts_the_root(engine):
+    board = chess.Board()
+    only = [chess.Move.from_uci("a2a3"), chess.Move.from_uci("h2h3")]
+    result = engine.play(board, chess.engine.Limit(depth=3), root_moves=only)
+    assert result.move in only
+
+
+# ---------------------------------------------------------------------- chess: mates and draws
+
+def test_every_mate_in_one_is_found(engine):
+    for fen in read_fens("mate1.fen"):
+        board = chess.Board(fen)
+        info = engine.analyse(board, chess.engine.Limit(depth=2))
+        assert info["score"].relative == chess.engine.Mate(1), fen
+        board.push(info["pv"][0])
+        assert board.is_checkmate(), fen
+
+
+def test_every_mate_in_two_is_found_with_its_distance(engine):
+    for fen in read_fens("mate2.fen"):
+        board = chess.Board(fen)
+        info = engine.analyse(board, chess.engine.Limit(mate=2, depth=10))
+        assert info["score"].relative == chess.engine.Mate(2), fen
+        board.push(info["pv"][0])
+        assert not board.is_game_over(), fen
+
+
+def test_stalemated_side_answers_bestmove_none(raw):
+    raw.send("uci")
+    raw.read_until("uciok")
+    for fen in read_fens("stalemate0.fen"):
+        raw.send(f"position fen {fen}")
+        raw.send("go depth 3")
+        lines = raw.read_until("bestmove")
+        assert lines[-1] == "bestmove (none)", fen
+        assert "score cp 0" in lines[-2], fen
+
+
+def test_losing_side_finds_the_stalemate_resource(engine):
+    # Far behind in material, the side to move can force stalemate: the score is a draw.
+    for fen in read_fens("stalemate1.fen"):
+        info = engine.analyse(chess.Board(fen), chess.engine.Limit(depth=6))
+        assert info["score"].relative == chess.engine.Cp(0), fen
+
+
+@pytest.mark.parametrize("fen, expected", [
+    ("7k/5QQ1/8/8/8/8/8/K7 b - - 0 1", "mate 0"),  # checkmated
+    ("7k/8/6QK/8/8/8/8/8 b - - 0 1", "cp 0"),  # stalemated
+])
+def test_no_legal_move_gives_bestmove_none(raw, fen, expected):
+    raw.send("uci")
+    raw.read_until("uciok")
+    raw.send(f"position fen {fen}")
+    raw.send("go depth 5")
+    lines = raw.read_until("bestmove")
+    assert lines[-1] == "bestmove (none)"
+    assert any(f"score {expected}" in line for line in lines[:-1])
+
+
+def test_repetition_in_the_game_history_is_scored_as_a_draw(engine):
+    # White, a rook and a queen down, has been checking; Qh5+ repeats a position of the game.
+    # At depth 2 only the game history can show that it is a draw.
+    board = chess.Board("7k/6p1/8/8/8/8/qr4PP/4Q1K1 w - - 0 1")
+    for uci in ("e1e8", "h8h7", "e8h5", "h7g8", "h5e8", "g8h7"):
+        board.push_uci(uci)
+    info = engine.analyse(board, chess.engine.Limit(depth=2))
+    assert info["pv"][0] == chess.Move.from_uci("e8h5")
+    assert info["score"].relative == chess.engine.Cp(0)
+
+
+def test_fifty_move_rule_draw_is_seen(engine):
+    # A rook up, but the 50-move counter is at 99 and no capture/mate is possible in one.
+    board = chess.Board("8/8/8/4k3/8/8/8/R3K3 w - - 99 150")
+    info = engine.analyse(board, chess.engine.Limit(depth=4))
+    assert info["score"].relative == chess.engine.Cp(0)
+
+
+# ---------------------------------------------------------------------- extra commands
+
+def test_d_and_eval_print_the_position_and_its_terms(raw):
+    raw.send("uci")
+    raw.read_until("uciok")
+    raw.send("position startpos moves e2e4")
+    raw.send("d")
+    lines = raw.read_until("Checkers")
+    assert any(line.startswith("Fen: rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq") for line in lines)
+    assert any(line.startswith("Key: ") for line in lines)
+    raw.send("eval")
+    raw.send("isready")
+    lines = raw.read_until("readyok")
+    text = "\n".join(lines).lower()
+    assert "material" in text and "mobility" in text
+
+
+def test_go_perft_prints_stockfish_divide(raw):
+    raw.send("position fen " + KIWIPETE)
+    raw.send("go perft 2")
+    lines = raw.read_until("Nodes searched")
+    assert lines[-1] == "Nodes searched: 2039"
+    assert len([line for line in lines if ": " in line and not line.startswith("Nodes")]) == 48
+
+
+def test_quit_mid_search_exits_cleanly(raw):
+    raw.send("position startpos")
+    raw.send("go infinite")
+    time.sleep(0.5)
+    assert raw.close() == 0
+
+
+def test_end_of_input_exits_cleanly():
+    result = subprocess.run(ENGINE_COMMAND, input="uci\nisready\n", capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0
+    assert "uciok" in result.stdout and "readyok" in result.stdout
