@@ -11,8 +11,9 @@ White". Together with integer arithmetic and a sign-symmetric taper this makes
 `evaluate(b) == evaluate(b.mirror())` hold exactly.
 
 The weights are module-level constants so that a tuner can change them, but
-note that numba freezes global arrays into the compiled (and cached) code:
-changes made at run time are only seen by `.py_func` or after a recompile.
+note that numba freezes globals (ints and arrays alike) into the compiled and
+cached code: changes made at run time are only seen by `.py_func` or by a
+fresh compile (edit the file, or set NUMBA_CACHE_DIR to an empty directory).
 """
 
 from __future__ import annotations
@@ -181,7 +182,7 @@ PST_EG = _pst([_PAWN_EG, _KNIGHT_EG, _BISHOP_EG, _ROOK_EG, _QUEEN_EG, _KING_EG])
 # that the term is centred around zero and does not inflate piece values.
 MOBILITY_MG = np.array([0, 4, 5, 3, 1, 0], dtype=np.int64)
 MOBILITY_EG = np.array([0, 4, 5, 4, 2, 0], dtype=np.int64)
-MOBILITY_CENTER = np.array([0, 4, 6, 7, 13, 0], dtype=np.int64)
+MOBILITY_CENTER = np.array([0, 3, 5, 4, 9, 0], dtype=np.int64)
 
 # Pawn structure.
 DOUBLED_MG = 10
@@ -257,7 +258,6 @@ _HI8 = np.uint64(0xFF00)
 _HI4 = np.uint64(0xF0)
 _HI2 = np.uint64(0xC)
 _HI1 = np.uint64(0x2)
-_S1 = np.uint64(1)
 _S2 = np.uint64(2)
 _S4 = np.uint64(4)
 _S7 = np.uint64(7)
@@ -659,24 +659,27 @@ def _report_kernel(pawns, knights, bishops, rooks, queens, kings, white, black,
 # than at import, so that importing the engine stays instant and warm_up() can
 # do the work in a background thread.
 _compile_lock = threading.Lock()
-_compiled = False
 
 
-def _compile_kernels() -> None:
-    global _compiled, _kernel
+def _compile(dispatcher, signature) -> None:
     with _compile_lock:
-        if _compiled:
-            return
-        for dispatcher, signature in ((_evaluate_kernel, _EVALUATE_SIGNATURE),
-                                      (_report_kernel, _REPORT_SIGNATURE)):
+        if not dispatcher.signatures:
             dispatcher.compile(signature)
             dispatcher.disable_compile()
-        _kernel = _evaluate_kernel
-        _compiled = True
+
+
+def _compile_evaluate_kernel() -> None:
+    global _kernel
+    _compile(_evaluate_kernel, _EVALUATE_SIGNATURE)
+    _kernel = _evaluate_kernel
+
+
+def _compile_report_kernel() -> None:
+    _compile(_report_kernel, _REPORT_SIGNATURE)
 
 
 def _compile_then_evaluate(*args) -> int:
-    _compile_kernels()
+    _compile_evaluate_kernel()
     return _evaluate_kernel(*args)
 
 
@@ -708,7 +711,7 @@ def board_arguments(board: chess.Board) -> tuple:
 
 def evaluation_terms(board: chess.Board) -> tuple[np.ndarray, int, int]:
     """Return (terms[term, colour, stage], phase, score from the side to move)."""
-    _compile_kernels()
+    _compile_report_kernel()
     terms = np.zeros((N_TERMS, 2, 2), dtype=np.int64)
     occ = board.occupied_co
     phase, score = _report_kernel(board.pawns, board.knights, board.bishops,
@@ -758,6 +761,10 @@ def evaluation_report(board: chess.Board) -> str:
 
 
 def warm_up() -> None:
-    """Compile or load from cache every numba kernel (call once at start-up)."""
-    _compile_kernels()
+    """Compile or load from cache every numba kernel (call once at start-up).
+
+    The search kernel comes first so that a search started meanwhile waits
+    only for it; the `eval` report kernel follows."""
+    _compile_evaluate_kernel()
     evaluate(chess.Board())
+    _compile_report_kernel()

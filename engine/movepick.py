@@ -102,8 +102,9 @@ def ordered_moves(board: chess.Board, hash_move: chess.Move | None, tables: Orde
 
     us = board.turn
     killers = tables.killers[ply]
-    for killer in killers:
+    for i, killer in enumerate(killers):
         if (killer is not None and killer != hash_move and killer.promotion is None
+                and (i == 0 or killer != killers[0])
                 and not board.is_capture(killer) and board.is_legal(killer)):
             yield killer
 

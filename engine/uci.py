@@ -46,6 +46,8 @@ def parse_position(tokens: list[str]) -> chess.Board:
         setup, moves = tokens[:split], tokens[split + 1:]
     else:
         setup, moves = tokens, []
+    if not setup:
+        raise UciError("position needs 'startpos' or 'fen <fen>' before 'moves'")
     if setup[0] == "startpos":
         if len(setup) != 1:
             raise UciError(f"unexpected words after startpos: {' '.join(setup[1:])}")

@@ -35,7 +35,7 @@ from engine.textbook.search import (PerfectOrdering, SearchResult, alphabeta,  #
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq -"
 DEFAULT_POSITIONS = (("Kiwipete", KIWIPETE), ("Start position", chess.STARTING_FEN))
 DEFAULT_DEPTH = 4
-DEFAULT_PLOT = "alphabeta_table.png"
+DEFAULT_PLOT = "out/alphabeta_table.png"  # out/ is ignored by git
 
 MINIMAX = "Minimax"
 ALPHABETA = "AlphaBeta"
@@ -246,6 +246,7 @@ def plot(curves: list[tuple[str, int, dict[str, list[int]]]], path: str) -> None
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize="small")
     fig.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
     plt.close(fig)
 

@@ -191,13 +191,18 @@ def elo_estimate(wins: int, draws: int, losses: int, z: float = Z95) -> EloEstim
 
     The interval is computed on the score (mean +/- z standard errors, from the
     per-game variance) and mapped through the same Elo function, so it is
-    asymmetric in Elo.
+    asymmetric in Elo. When every game had the same result the observed
+    variance is zero, which would collapse the interval to a point; the
+    variance is then taken with half a win, draw and loss added.
     """
     n = wins + draws + losses
     s = score_fraction(wins, draws, losses)
     if not n:
         return EloEstimate(0.0, -math.inf, math.inf)
-    se = math.sqrt(per_game_variance(wins, draws, losses) / n)
+    var = per_game_variance(wins, draws, losses)
+    if var == 0.0:
+        var = per_game_variance(wins + 0.5, draws + 0.5, losses + 0.5)
+    se = math.sqrt(var / n)
     return EloEstimate(elo_from_score(s), elo_from_score(s - z * se), elo_from_score(s + z * se))
 
 

@@ -168,6 +168,14 @@ def test_elo_interval_is_asymmetric_for_a_lopsided_result():
     assert est.upper == pytest.approx(218.25, abs=0.01)
 
 
+def test_elo_interval_stays_open_when_every_game_was_won():
+    # Variance from W/D/L = 2.5/0.5/0.5: 0.75 - (2.75/3.5)^2 = 0.1327, se = sqrt(0.1327/2);
+    # lower score 1 - 1.96 se = 0.4952 -> -3.3 Elo.
+    est = match.elo_estimate(2, 0, 0)
+    assert est.elo == math.inf and est.upper == math.inf
+    assert est.lower == pytest.approx(-3.31, abs=0.01)
+
+
 def test_per_game_variance_of_all_draws_is_zero():
     assert match.per_game_variance(0, 10, 0) == 0.0
     assert match.per_game_variance(1, 0, 1) == pytest.approx(0.25)

@@ -158,16 +158,44 @@ def _side(game: Game) -> int:
 
 def negamax_alphabeta(game: Game, depth: int = UNLIMITED, alpha: int = -INFINITY,
                       beta: int = INFINITY) -> SearchResult:
-    """Alpha-beta in negamax form: values are from the side to move's view, so the window
-    of a child is the parent's window negated and swapped, (-beta, -alpha)."""
-    return ordered_alphabeta(game, depth, GenerationOrder(), alpha, beta)
+    """Alpha-beta in negamax form: one function for both players.
+
+    Inside, values are from the side to move's view: a state is worth minus the best of its
+    children for the opponent, and the child's window is the parent's negated and swapped,
+    (-beta, -alpha). alpha, beta and the result are from the first player's view.
+    """
+    counters = Counters()
+
+    def negamax(depth: int, alpha: int, beta: int) -> tuple[int, Any]:
+        counters.nodes += 1
+        leaf = _leaf_value(game, depth, counters)
+        if leaf is not None:
+            return _side(game) * leaf, None
+        value, best_move = alpha, None
+        for move in game.moves():
+            game.push(move)
+            child = -negamax(depth - 1, -beta, -alpha)[0]
+            game.pop()
+            if child > value:
+                value, best_move = child, move
+            if value >= beta:
+                counters.cutoffs += 1
+                break
+            alpha = value
+        return value, best_move
+
+    side = _side(game)
+    if side < 0:
+        alpha, beta = -beta, -alpha
+    root_value, root_move = negamax(depth, alpha, beta)
+    return SearchResult(side * root_value, root_move, counters)
 
 
 def ordered_alphabeta(game: Game, depth: int, ordering: MoveOrdering,
                       alpha: int = -INFINITY, beta: int = INFINITY) -> SearchResult:
-    """Negamax alpha-beta trying the moves in `ordering`'s order.
+    """`negamax_alphabeta` trying the moves in `ordering`'s order.
 
-    alpha and beta are given from the first player's view, like the result.
+    The ordering is told about every move that causes a cutoff (for killer moves).
     """
     counters = Counters()
 

@@ -1,0 +1,113 @@
+"""Tests for scripts/alphabeta_table.py on small searches: minimax counts every leaf, all
+exact searches agree on the value, and --json prints only parseable rows."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import chess
+import pytest
+
+import alphabeta_table as table
+from engine.textbook.games import MATE
+
+ROOT = Path(__file__).resolve().parents[1]
+# White mates with Qxf7 (scholar's mate): a game that ends inside a depth-2 horizon.
+SCHOLARS_MATE = "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4"
+
+
+def perft(board: chess.Board, depth: int) -> int:
+    if depth == 0:
+        return 1
+    total = 0
+    for move in board.legal_moves:
+        board.push(move)
+        total += perft(board, depth - 1)
+        board.pop()
+    return total
+
+
+def tree_leaves(board: chess.Board, depth: int) -> int:
+    """Leaves of the search tree: states at the horizon and games that end before it."""
+    if depth == 0 or board.is_game_over():
+        return 1
+    total = 0
+    for move in board.legal_moves:
+        board.push(move)
+        total += tree_leaves(board, depth - 1)
+        board.pop()
+    return total
+
+
+@pytest.mark.parametrize("depth", [2, 3])
+def test_minimax_evaluations_equal_perft_from_the_start_position(depth):
+    rows = table.compare(chess.Board(), depth, brudno=False)
+    assert rows[0].algorithm == table.MINIMAX
+    assert rows[0].evaluations == perft(chess.Board(), depth)
+
+
+@pytest.mark.parametrize("fen, depth", [(chess.STARTING_FEN, 2), (chess.STARTING_FEN, 3),
+                                        (SCHOLARS_MATE, 2)])
+def test_exact_rows_agree_on_the_value_and_cut_a_share_between_0_and_1(fen, depth):
+    rows = table.compare(chess.Board(fen), depth, brudno=False)
+    assert [r.algorithm for r in rows] == [table.MINIMAX, table.ALPHABETA, table.ORDERED,
+                                           table.PERFECT]
+    assert len({r.value for r in rows}) == 1
+    for r in rows:
+        assert 0 <= r.cut_share <= 1
+        assert r.evaluations <= rows[0].evaluations
+    assert rows[0].cut_share == 0
+    assert rows[-1].vs_minimal == 1
+
+
+def test_a_mate_inside_the_horizon_scores_as_mate_and_counts_as_one_leaf():
+    board = chess.Board(SCHOLARS_MATE)
+    rows = table.compare(board, 2, brudno=False)
+    # perft counts no leaf below the mated king; the search evaluates the mate once.
+    assert rows[0].evaluations == tree_leaves(board, 2) == perft(board, 2) + 1
+    assert rows[0].value == MATE - 1
+    assert {r.best_move for r in rows} == {"h5f7"}
+
+
+def test_disagreeing_exact_rows_raise_value_mismatch():
+    rows = [table.Measurement(table.MINIMAX, True, 20, 0, 21, 0.1, 15, "e2e4"),
+            table.Measurement(table.ALPHABETA, True, 10, 3, 12, 0.1, 14, "e2e4"),
+            table.Measurement(table.BRUDNO, False, 10, 3, 12, 0.1, 99, "d2d4")]
+    with pytest.raises(table.ValueMismatch):
+        table.check_values(rows)
+    table.check_values([rows[0], rows[2]])  # inexact rows may differ
+
+
+def test_minimal_tree_formula_for_uniform_trees():
+    # Knuth and Moore: b^ceil(d/2) + b^floor(d/2) - 1.
+    assert table.minimal_tree(2, 4) == 7
+    assert table.minimal_tree(20, 3) == 419
+    assert table.mean_branching_factor(20 ** 4, 4) == pytest.approx(20)
+
+
+def test_json_output_is_only_a_list_of_rows_with_the_required_keys(tmp_path):
+    completed = subprocess.run(
+        [sys.executable, "scripts/alphabeta_table.py", "--fen", chess.STARTING_FEN,
+         "--depth", "2", "--json", "--plot", str(tmp_path / "plot.png")],
+        cwd=ROOT, capture_output=True, text=True, check=True)
+    rows = json.loads(completed.stdout)
+    required = {"algorithm", "evaluations", "cutoffs", "cut_share", "seconds", "value",
+                "best_move"}
+    assert len(rows) >= 4
+    for row in rows:
+        assert required <= row.keys()
+    exact = [row for row in rows if row["exact"]]
+    assert len({row["value"] for row in exact}) == 1
+    assert exact[0]["evaluations"] == perft(chess.Board(), 2)
+    assert all(0 <= row["cut_share"] <= 1 for row in exact)
+    assert (tmp_path / "plot.png").stat().st_size > 0
+
+
+@pytest.mark.slow
+def test_kiwipete_depth_3_minimax_counts_perft_and_all_exact_rows_agree():
+    rows = table.compare(chess.Board(table.KIWIPETE), 3)
+    assert rows[0].evaluations == 97_862
+    assert len({r.value for r in rows if r.exact}) == 1

@@ -1,0 +1,170 @@
+"""Bad input, fuzzing, tiny clocks and a whole game: the engine never crashes, hangs or moves illegally."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import time
+
+import chess
+import chess.engine
+import pytest
+
+from tests.test_uci import ENGINE_COMMAND, RawUci
+
+
+@pytest.fixture
+def raw():
+    client = RawUci()
+    client.send("uci")
+    client.read_until("uciok")
+    client.send("isready")  # as GUIs do: the evaluation is loaded before the first `go`
+    client.read_until("readyok")
+    yield client
+    if client.process.poll() is None:
+        client.close()
+
+
+def info_strings_after(raw: RawUci, command: str) -> list[str]:
+    raw.send(command)
+    raw.send("isready")
+    lines = raw.read_until("readyok")
+    return [line for line in lines if line.startswith("info string")]
+
+
+@pytest.mark.parametrize("command", [
+    "xyzzy",
+    "position fen not/a/fen w - - 0 1",
+    "position fen 8/8/8/8/8/8/8/8 w - - 0 1",  # no kings
+    "position startpos moves e2e5",
+    "position startpos moves e2e4 e2e4",
+    "position fen",
+    "position sideways",
+    "go depth abc",
+    "go wtime",
+    "go nodes -5",
+    "go searchmoves e2e4",
+    "go sideways 3",
+    "setoption name NoSuchOption value 3",
+    "setoption name Hash value 0",
+    "setoption name Hash value lots",
+    "setoption name Ponder value maybe",
+    "setoption value 3",
+    "debug sideways",
+])
+def test_malformed_command_gets_one_info_string_and_changes_nothing(raw, command):
+    raw.send("position startpos moves e2e4")
+    errors = info_strings_after(raw, command)
+    assert len(errors) == 1, errors
+    raw.send("d")
+    lines = raw.read_until("Checkers")
+    assert any(line.startswith("Fen: rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b") for line in lines)
+
+
+def test_rejected_option_value_keeps_the_old_value(raw):
+    assert info_strings_after(raw, "setoption name MultiPV value 2") == []
+    assert len(info_strings_after(raw, "setoption name MultiPV value 999")) == 1
+    raw.send("position startpos")
+    raw.send("go depth 2")
+    lines = raw.read_until("bestmove")
+    assert any(" multipv 2 " in line for line in lines)
+
+
+def test_tiny_clock_still_gets_a_legal_move_in_time(raw):
+    board = chess.Board(
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+    raw.send(f"position fen {board.fen()}")
+    sent = time.monotonic()
+    raw.send("go wtime 30 btime 30")
+    lines = raw.read_until("bestmove", timeout=5)
+    elapsed = time.monotonic() - sent
+    assert chess.Move.from_uci(lines[-1].split()[1]) in board.legal_moves
+    assert elapsed < 0.5, elapsed  # 30 ms on the clock: anything near it is a loss on time
+
+
+def fuzz_lines(rng: random.Random, count: int) -> list[str]:
+    """Random and mutated command lines, with valid ones mixed in."""
+    valid = ["uci", "isready", "ucinewgame", "position startpos", "position startpos moves e2e4 e7e5",
+             "position fen r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+             "go depth 1", "go nodes 50", "go movetime 10", "stop", "setoption name Hash value 4",
+             "setoption name MultiPV value 2", "setoption name Clear Hash", "d", "eval",
+             "go infinite", "ponderhit", "go ponder wtime 100 btime 100", "debug on", "go perft 1"]
+    alphabet = "abcdefgh12345678 /-KQRBNPkqrbnpwx0\t"
+    lines = []
+    for _ in range(count):
+        roll = rng.random()
+        if roll < 0.3:
+            line = rng.choice(valid)
+        elif roll < 0.8:
+            words = rng.choice(valid).split()
+            for _ in range(rng.randint(1, 3)):
+                action = rng.randrange(3)
+                position = rng.randrange(len(words) + 1)
+                if action == 0 and words:
+                    words.pop(min(position, len(words) - 1))
+                elif action == 1:
+                    words.insert(position, "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 8))))
+                else:
+                    words.insert(position, rng.choice(["-1", "999999999999", "0", "nan", "moves", "fen",
+                                                       "value", "name", "searchmoves", "e2e4"]))
+            line = " ".join(words)
+        else:
+            line = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        if line.split()[:1] in (["quit"], ["go"]) and "infinite" in line:
+            line += ""  # infinite searches are stopped by the next go/position/stop
+        lines.append(line)
+    return lines
+
+
+def test_fuzzed_input_never_kills_the_engine_nor_yields_an_illegal_bestmove():
+    rng = random.Random(20261122)
+    lines = fuzz_lines(rng, 3000)
+    script = "\n".join(lines) + "\nstop\nisready\nquit\n"
+    result = subprocess.run(ENGINE_COMMAND, input=script, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "readyok" in result.stdout
+    assert "Traceback" not in result.stdout
+    # Replay the positions the engine accepted and check every bestmove against them.
+    check_bestmoves_are_legal(lines, result.stdout)
+
+
+def check_bestmoves_are_legal(lines: list[str], output: str) -> None:
+    """Every `bestmove` must be legal in some position the engine could have been searching."""
+    from engine.uci import UciError, parse_position
+
+    accepted = {chess.Board().fen()}
+    for line in lines:
+        tokens = line.split()
+        if tokens[:1] == ["position"]:
+            try:
+                accepted.add(parse_position(tokens[1:]).fen())
+            except (UciError, ValueError):
+                pass
+    legal_anywhere = set()
+    for fen in accepted:
+        legal_anywhere.update(move.uci() for move in chess.Board(fen).legal_moves)
+    bestmoves = [line.split()[1] for line in output.splitlines() if line.startswith("bestmove")]
+    assert bestmoves, "the fuzz run should have searched at least once"
+    for move in bestmoves:
+        assert move == "(none)" or move in legal_anywhere, move
+
+
+def test_self_play_game_at_a_fast_time_control_ends_by_the_rules():
+    board = chess.Board()
+    clocks = {chess.WHITE: 2.0, chess.BLACK: 2.0}
+    increment = 0.02
+    with chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND, timeout=60) as white, \
+            chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND, timeout=60) as black:
+        players = {chess.WHITE: white, chess.BLACK: black}
+        while not board.is_game_over(claim_draw=True) and board.fullmove_number <= 120:
+            limit = chess.engine.Limit(white_clock=clocks[chess.WHITE], black_clock=clocks[chess.BLACK],
+                                       white_inc=increment, black_inc=increment)
+            start = time.monotonic()
+            result = players[board.turn].play(board, limit)
+            clocks[board.turn] -= time.monotonic() - start
+            assert clocks[board.turn] > 0, f"{'white' if board.turn else 'black'} lost on time"
+            clocks[board.turn] += increment
+            assert result.move in board.legal_moves
+            board.push(result.move)
+    assert board.is_game_over(claim_draw=True) or board.fullmove_number > 120

@@ -1,0 +1,200 @@
+"""Unit tests of the search's parts: the transposition table, move ordering, time budget, the search."""
+
+from __future__ import annotations
+
+import random
+import tracemalloc
+
+import chess
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.movepick import OrderingTables, captures_and_promotions, ordered_moves
+from engine.search import Search, fixed_depth_search, position_key
+from engine.timeman import Limits, budget
+from engine.tt import EXACT, LOWER, MATE, UPPER, TranspositionTable, score_from_tt, score_to_tt
+
+KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+
+
+def random_board(seed: int, plies: int) -> chess.Board:
+    rng = random.Random(seed)
+    board = chess.Board()
+    for _ in range(plies):
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        board.push(rng.choice(moves))
+    return board
+
+
+# ---------------------------------------------------------------------- transposition table
+
+def test_tt_returns_what_was_stored_for_the_same_key_only():
+    tt = TranspositionTable(1)
+    move = chess.Move.from_uci("e2e4")
+    tt.store(12345, 5, LOWER, 40, move)
+    entry = tt.probe(12345)
+    assert entry[1:5] == (5, LOWER, 40, move)
+    assert tt.probe(12345 + tt.size) is None  # same slot, other position
+
+
+def test_tt_keeps_the_deeper_entry_of_the_current_search():
+    tt = TranspositionTable(1)
+    tt.store(7, 8, EXACT, 10, None)
+    tt.store(7 + tt.size, 2, UPPER, -5, None)  # shallower, same slot: rejected
+    assert tt.probe(7) is not None
+    tt.new_search()
+    tt.store(7 + tt.size, 2, UPPER, -5, None)  # the old entry is stale now: replaced
+    assert tt.probe(7) is None and tt.probe(7 + tt.size) is not None
+
+
+def test_tt_keeps_the_old_move_when_a_bound_without_move_is_stored():
+    tt = TranspositionTable(1)
+    move = chess.Move.from_uci("g1f3")
+    tt.store(99, 3, LOWER, 50, move)
+    tt.store(99, 4, UPPER, 20, None)
+    assert tt.probe(99)[4] == move
+
+
+@pytest.mark.parametrize("score", [MATE - 5, -(MATE - 7), 123, -40, 0])
+def test_mate_scores_are_stored_relative_to_the_node(score):
+    for ply in (0, 3, 10):
+        assert score_from_tt(score_to_tt(score, ply), ply) == score
+    if abs(score) > 1000:
+        # Mate in 5 plies from the root, seen at ply 3, is mate in 2 plies from that node.
+        assert abs(score_to_tt(score, 3)) == abs(score) + 3
+
+
+def test_tt_never_holds_more_than_its_hash_budget():
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    tt = TranspositionTable(1)
+    board = chess.Board()
+    moves = list(board.legal_moves)
+    for i in range(tt.size * 2):
+        tt.store(random.getrandbits(64), i % 20, EXACT, i % 3000, chess.Move(moves[i % 20].from_square,
+                                                                                moves[i % 20].to_square))
+    used = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    assert used <= 1024 * 1024, used
+
+
+def test_hashfull_counts_the_current_search_only():
+    tt = TranspositionTable(1)
+    assert tt.hashfull() == 0
+    for key in range(1000):
+        tt.store(key, 1, EXACT, 0, None)
+    assert tt.hashfull() == 1000
+    tt.new_search()
+    assert tt.hashfull() == 0
+
+
+def test_position_key_is_equal_for_transpositions_and_differs_for_side_to_move():
+    a = chess.Board()
+    for uci in ("g1f3", "g8f6", "b1c3"):
+        a.push_uci(uci)
+    b = chess.Board()
+    for uci in ("b1c3", "g8f6", "g1f3"):
+        b.push_uci(uci)
+    assert position_key(a) == position_key(b)
+    c = a.copy()
+    c.turn = not c.turn
+    assert position_key(a) != position_key(c)
+
+
+def test_position_key_ignores_an_en_passant_square_without_capture():
+    a = chess.Board()
+    a.push_uci("e2e4")  # sets ep square e3, but no black pawn can take
+    b = chess.Board("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1")
+    assert position_key(a) == position_key(b)
+
+
+# ---------------------------------------------------------------------- move ordering
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10**6), st.integers(0, 80))
+def test_ordered_moves_yields_every_legal_move_exactly_once(seed, plies):
+    board = random_board(seed, plies)
+    tables = OrderingTables()
+    rng = random.Random(seed)
+    legal = list(board.legal_moves)
+    # A hash move and killers from elsewhere (possibly illegal here) must not break anything.
+    foreign = [chess.Move.from_uci(u) for u in ("e2e4", "e7e8q", "a1h8", "g1f3")]
+    hash_move = rng.choice(legal + foreign + [None])
+    tables.killers[3] = [rng.choice(legal + foreign), rng.choice(legal + foreign)]
+    produced = list(ordered_moves(board, hash_move, tables, 3))
+    assert sorted(m.uci() for m in produced) == sorted(m.uci() for m in legal)
+    if hash_move in legal:
+        assert produced[0] == hash_move
+
+
+def test_captures_come_most_valuable_victim_first():
+    board = chess.Board("4k3/8/8/2q1r3/3P4/8/8/7K w - - 0 1")  # d4 can take the queen or the rook
+    assert captures_and_promotions(board)[0] == chess.Move.from_uci("d4c5")
+
+
+def test_least_valuable_attacker_first_for_the_same_victim():
+    board = chess.Board("4k3/8/8/3r4/2P5/8/3Q4/4K3 w - - 0 1")
+    assert captures_and_promotions(board)[0] == chess.Move.from_uci("c4d5")
+
+
+def test_killer_comes_before_other_quiet_moves():
+    board = chess.Board()
+    tables = OrderingTables()
+    killer = chess.Move.from_uci("h2h3")
+    tables.record_cutoff(killer, 2, 4, chess.WHITE, [])
+    tables.history[chess.WHITE] = [0] * 4096
+    assert next(iter(ordered_moves(board, None, tables, 2))) == killer
+
+
+def test_history_orders_quiet_moves():
+    board = chess.Board()
+    tables = OrderingTables()
+    good = chess.Move.from_uci("b1c3")
+    tables.history[chess.WHITE][good.from_square << 6 | good.to_square] = 500
+    assert list(ordered_moves(board, None, tables, 5))[0] == good
+
+
+# ---------------------------------------------------------------------- time management
+
+def test_time_budget_stays_well_inside_the_clock():
+    for clock in (30, 100, 1000, 60000):
+        for inc in (0, 10, 1000):
+            b = budget(Limits(wtime=clock, btime=clock, winc=inc, binc=inc), chess.WHITE, 30)
+            assert 0 < b.soft <= b.hard
+            assert b.hard < max(clock / 1000, 0.002) or b.hard <= 0.002
+
+
+def test_movetime_and_infinite_budgets():
+    b = budget(Limits(movetime=1000), chess.BLACK, 30)
+    assert 0.9 < b.hard <= 1.0 and b.soft == b.hard
+    assert budget(Limits(infinite=True), chess.WHITE, 30).hard is None
+    assert budget(Limits(depth=5), chess.WHITE, 30).hard is None
+
+
+def test_movestogo_one_may_use_most_of_the_clock_but_not_all():
+    b = budget(Limits(wtime=10000, btime=10000, movestogo=1), chess.WHITE, 30)
+    assert 3 < b.hard < 10
+
+
+# ---------------------------------------------------------------------- the search
+
+def test_search_is_deterministic_for_the_bench_signature():
+    first = fixed_depth_search(chess.Board(KIWIPETE), 4)
+    second = fixed_depth_search(chess.Board(KIWIPETE), 4)
+    assert (first.nodes, first.best_move, first.score) == (second.nodes, second.best_move, second.score)
+
+
+def test_search_takes_a_hanging_queen():
+    board = chess.Board("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1")
+    assert fixed_depth_search(board, 3).best_move == chess.Move.from_uci("d2d5")
+
+
+def test_search_node_limit_is_exact():
+    search = Search()
+    result = search.run(chess.Board(KIWIPETE), Limits(nodes=777))
+    assert result.nodes <= 777
+    assert result.best_move in chess.Board(KIWIPETE).legal_moves
+
