@@ -23,7 +23,7 @@ import os
 import shlex
 import sys
 import time
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import chess
 import chess.engine
@@ -59,7 +59,7 @@ class _OutOfTime(Exception):
     pass
 
 
-def perft_walk(board: chess.Board, depth: int, budget: float) -> tuple:
+def perft_walk(board: chess.Board, depth: int, budget: float) -> Tuple[int, float]:
     """Walks the tree to ``depth`` or until ``budget`` seconds pass.
 
     Returns (nodes, seconds), counting one node per push. Moves are listed
@@ -109,6 +109,18 @@ def search_sample(engine: chess.engine.SimpleEngine, board: chess.Board, limit: 
     info = result.info
     seconds = info.get("time") or wall
     return EngineSample(int(info.get("nodes", 0)), float(seconds), info.get("nps"))
+
+
+def safe_sample(engine: Optional[chess.engine.SimpleEngine], board: chess.Board, limit: chess.engine.Limit,
+                label: str) -> Optional[EngineSample]:
+    """search_sample, or None (with a message) once the engine fails; the column then stops."""
+    if engine is None:
+        return None
+    try:
+        return search_sample(engine, board, limit)
+    except (chess.engine.EngineError, TimeoutError) as err:
+        print(f"nps.py: {label} failed on {board.fen()}: {err}; column stopped", file=sys.stderr)
+        return None
 
 
 def rate(nodes: float, seconds: float) -> float:
@@ -185,21 +197,26 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     totals = {"raw": [0, 0.0], "engine": [0, 0.0], "sunfish": [0, 0.0]}
     # The first walk in a process runs cold (python-chess's lazy set-up); keep it out of the table.
     perft_walk(chess.Board(), 3, 0.3)
+    failed = set()
     try:
         for i, board in enumerate(boards, 1):
             nodes, seconds = perft_walk(board, args.perft_depth, args.perft_budget)
             totals["raw"][0] += nodes
             totals["raw"][1] += seconds
             row = [f"{i:>3}", f"{fmt_rate(rate(nodes, seconds)):>10}"]
-            if engine:
-                sample = search_sample(engine, board, limit)
+            sample = None if "engine" in failed else safe_sample(engine, board, limit, "engine")
+            if engine and sample is None:
+                failed.add("engine")
+            if sample:
                 totals["engine"][0] += sample.nodes
                 totals["engine"][1] += sample.seconds
                 row += [f"{sample.nodes:>12,}", f"{fmt_rate(sample.nps):>11}"]
             else:
                 row += [f"{'-':>12}", f"{'-':>11}"]
-            if sunfish:
-                sample = search_sample(sunfish, board, limit)
+            sample = None if "sunfish" in failed else safe_sample(sunfish, board, limit, "sunfish")
+            if sunfish and sample is None:
+                failed.add("sunfish")
+            if sample:
                 # Sunfish's own nps figure is the one quoted; nodes/time is the fallback.
                 nps = sample.reported_nps or sample.nps
                 totals["sunfish"][0] += nps * sample.seconds
@@ -212,11 +229,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     finally:
         for e in (engine, sunfish):
             if e:
-                e.quit()
+                try:
+                    e.quit()
+                except (chess.engine.EngineError, TimeoutError):
+                    e.close()
 
     raw = rate(*totals["raw"])
-    eng = rate(*totals["engine"]) if engine else None
-    sun = rate(*totals["sunfish"]) if sunfish else None
+    eng = rate(*totals["engine"]) if totals["engine"][1] else None
+    sun = rate(*totals["sunfish"]) if totals["sunfish"][1] else None
     print(f"overall nps: raw {fmt_rate(raw)}, engine ({engine_name}) {fmt_rate(eng)}, sunfish {fmt_rate(sun)}")
     print(f"ratios: engine/raw {ratio(eng, raw)}, sunfish/raw {ratio(sun, raw)}, engine/sunfish {ratio(eng, sun)}")
     return 0

@@ -187,9 +187,9 @@ def markdown(name: str, rows: list[Row]) -> str:
     lines = [
         f"### {name}, depth {depth}",
         "",
-        f"`{rows[0].fen}`: {leaves:,} leaves, mean branching factor b = {b:.1f}, "
-        f"Knuth-Moore minimal tree for a uniform tree b^{math.ceil(depth / 2)} + "
-        f"b^{math.floor(depth / 2)} - 1 = {minimal_tree(b, depth):,.0f} leaves.",
+        f"`{rows[0].fen}`: {leaves:,} leaves, mean branching factor b = {b:.1f}; "
+        f"a uniform tree with this b has b^d = {b ** depth:,.0f} leaves and a minimal tree "
+        f"(Knuth-Moore, b^ceil(d/2) + b^floor(d/2) - 1) of {minimal_tree(b, depth):,.0f}.",
         "",
         "| Algorithm | Evaluations | Cutoffs | Share of the tree cut | Seconds "
         "| vs Minimax | vs minimal tree | Value (cp, White) | Best move |",
@@ -262,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.depth < 1:
         parser.error("--depth must be at least 1")
-    positions = [(args.fen, args.fen)] if args.fen else list(DEFAULT_POSITIONS)
+    positions = [("Position", args.fen)] if args.fen else list(DEFAULT_POSITIONS)
 
     all_rows: list[Row] = []
     curves = []

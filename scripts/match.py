@@ -753,8 +753,9 @@ async def run_match(config: MatchConfig, tally: Tally, progress: Optional[TextIO
                     print(game_to_pgn(record, config.event, config.limits.pgn_time_control()), file=pgn_file, end="\n\n")
                     pgn_file.flush()
                 if record.culprit is not None:
-                    print(f"\ngame {game.number}: {record.termination}: {record.detail}" if tty else
-                          f"game {game.number}: {record.termination}: {record.detail}", file=progress or sys.stderr)
+                    # Abnormal endings get a line of their own that the progress line does not overwrite.
+                    note = f"game {game.number} ({record.white} vs {record.black}): {record.termination}: {record.detail}"
+                    print(f"\r{note}\033[K" if tty else note, file=progress or sys.stderr)
                 if progress:
                     line = progress_line(tally, config.games, config.sprt)
                     print(f"\r{line}\033[K" if tty else line, file=progress, end="" if tty else "\n", flush=True)
