@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from engine.search import Info, Search, SearchResult
 
 
+ROOT_PROBE_MIN_TIME = 0.5  # seconds of hard budget below which the root skips the DTZ probe
+
+
 class Listener(Protocol):
     """Where the engine reports: the UCI layer formats these as `info` / `bestmove` lines."""
 
@@ -38,6 +41,7 @@ class Listener(Protocol):
 class Engine:
     def __init__(self, listener: Listener) -> None:
         self.listener = listener
+        self.debug = False  # `debug on`: extra `info string` lines
         self.board = chess.Board()
         self.options = uci_options.defaults()
         self.book = OpeningBook()
@@ -139,13 +143,28 @@ class Engine:
         """Starts a search of the current position in a worker thread and returns at once."""
         self.stop()
         self.wait_ready()
+        if self._search is not None:
+            self._search.stop_event.clear()  # here, not in the thread: a quick `stop` must count
         self._release.clear()
-        self._pondering = limits.ponder
-        self._ponder_budget = None
         board = self.board.copy()
-        self._thread = threading.Thread(target=self._think, args=(board, limits),
+        time_budget = self._time_budget(board, limits)
+        self._pondering = limits.ponder
+        # A ponder search has no deadline until `ponderhit` starts our clock.
+        self._ponder_budget = time_budget if limits.ponder else None
+        if limits.ponder:
+            time_budget = None
+        self._thread = threading.Thread(target=self._think, args=(board, limits, time_budget),
                                         name="brudno-search", daemon=True)
         self._thread.start()
+
+    def _time_budget(self, board: chess.Board, limits: Limits) -> TimeBudget:
+        time_budget = budget(limits, board.turn, self.options["Move Overhead"])
+        if limits.has_clock() and board.legal_moves.count() == 1:
+            # One legal move: answer fast, but search a little for a ponder move and a score.
+            time_budget = TimeBudget(min(time_budget.soft or 0.05, 0.05), time_budget.hard)
+        if self.debug:
+            self.listener.on_message(f"time budget: soft {time_budget.soft} s, hard {time_budget.hard} s")
+        return time_budget
 
     def stop(self) -> None:
         """Ends the current search (it prints its bestmove) and waits for it."""
@@ -163,17 +182,15 @@ class Engine:
         """The opponent played the expected move: the ponder search goes on as a timed search."""
         if not self._pondering or self._search is None:
             return
-        self._pondering = False
         self._search.set_budget(self._ponder_budget)
-        if self._ponder_budget is not None and self._ponder_budget.soft is None:
-            return  # `go ponder infinite`: still wait for stop
+        self._pondering = False
         self._release.set()
 
-    def _think(self, board: chess.Board, limits: Limits) -> None:
+    def _think(self, board: chess.Board, limits: Limits, time_budget: TimeBudget | None) -> None:
         best: chess.Move | None = None
         ponder: chess.Move | None = None
         try:
-            best, ponder = self._choose_move(board, limits)
+            best, ponder = self._choose_move(board, limits, time_budget)
         except Exception as error:
             self.listener.on_message(f"search error: {type(error).__name__}: {error}")
             traceback.print_exc()  # stderr: for the developer, never on the UCI stream
@@ -190,31 +207,25 @@ class Engine:
                 ponder = None
         self.listener.on_bestmove(best, ponder)
 
-    def _choose_move(self, board: chess.Board, limits: Limits) -> tuple[chess.Move | None, chess.Move | None]:
+    def _choose_move(self, board: chess.Board, limits: Limits,
+                     time_budget: TimeBudget | None) -> tuple[chess.Move | None, chess.Move | None]:
         search = self._search
         if search is None:
             raise RuntimeError(self._load_error or "the search is not available")
-        search.stop_event.clear()
 
         book_move = self._book_move(board, limits)
         if book_move is not None:
             self.listener.on_message(f"book move {book_move.uci()}")
             return book_move, None
 
-        overhead = self.options["Move Overhead"]
-        time_budget = budget(limits, board.turn, overhead)
-        if limits.has_clock() and board.legal_moves.count() == 1:
-            # One legal move: answer fast, but search a little for a ponder move and a score.
-            time_budget = TimeBudget(min(time_budget.soft or 0.05, 0.05), time_budget.hard)
-        if self._pondering:
-            self._ponder_budget = time_budget
-            time_budget = None
-
         search.tablebases = self.tablebases if self.tablebases.is_open else None
         report = self.listener.on_info
-        probe = self.tablebases.probe_root(board) if search.tablebases is not None else None
-        if probe is not None and probe.moves:
-            limits, report = self._tablebase_root(probe, limits)
+        # A root probe reads DTZ for every move (up to a few hundred ms): not on a nearly empty clock.
+        if search.tablebases is not None and (time_budget is None or time_budget.hard is None
+                                              or time_budget.hard > ROOT_PROBE_MIN_TIME):
+            probe = self.tablebases.probe_root(board)
+            if probe is not None and probe.moves:
+                limits, report = self._tablebase_root(probe, limits)
         result = search.run(board, limits, time_budget, self.options["MultiPV"], report=report)
         return result.best_move, result.ponder_move
 

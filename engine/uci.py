@@ -128,7 +128,6 @@ class UciProtocol:
     def __init__(self, output: TextIO = sys.stdout) -> None:
         self.output = output
         self._write_lock = threading.Lock()
-        self.debug = False
         self.engine = Engine(self)
         self.handlers: dict[str, Callable[[list[str]], bool | None]] = {
             "uci": self.cmd_uci,
@@ -228,7 +227,7 @@ class UciProtocol:
     def cmd_debug(self, args: list[str]) -> None:
         if args not in (["on"], ["off"]):
             raise UciError("debug takes 'on' or 'off'")
-        self.debug = args[0] == "on"
+        self.engine.debug = args[0] == "on"
 
     def cmd_register(self, args: list[str]) -> None:
         pass  # Brudno needs no registration
