@@ -25,12 +25,13 @@ from engine.tt import EXACT, LOWER, MATE, MATE_BOUND, MAX_PLY, UPPER, Transposit
 INFINITY = MATE + 1
 MAX_DEPTH = 100
 ASPIRATION_WINDOW = 30
-CHECK_EVERY = 256  # nodes between looks at the clock and the stop flag
+CHECK_EVERY = 64  # nodes between looks at the clock and the stop flag (a few ms)
 
 # Pruning margins (centipawns), each used in one named place in pvs()/quiescence().
 REVERSE_FUTILITY_MARGIN = 90  # per ply of remaining depth
 FUTILITY_MARGIN = (0, 160, 320)  # by remaining depth
 DELTA_MARGIN = 200
+LATE_MOVE_COUNT = (0, 6, 10, 16)  # by remaining depth: quiet moves searched before pruning the rest
 
 # Late-move reductions, by remaining depth and by the number of moves searched before this one.
 LMR_TABLE = [[0] * 64 for _ in range(MAX_DEPTH + 2)]
@@ -314,14 +315,17 @@ class Search:
         quiets_tried: list[chess.Move] = []
         futile = (not is_pv and not in_check and depth <= 2
                   and static_eval + FUTILITY_MARGIN[depth] <= alpha)
+        late_moves_prunable = not is_pv and not in_check and depth < len(LATE_MOVE_COUNT)
         for move in ordered_moves(board, hash_move, self.tables, ply):
             is_quiet = move.promotion is None and not board.is_capture(move)
             self._make(move)
             gives_check = board.is_check()
-            # Futility pruning: a quiet move cannot lift a hopeless static score near the leaves.
-            if futile and is_quiet and not gives_check and moves_searched > 0:
-                self._unmake()
-                continue
+            if is_quiet and not gives_check and moves_searched > 0:
+                # Futility pruning: a quiet move cannot lift a hopeless static score near the leaves.
+                # Late-move pruning: near the leaves, quiet moves ordered last rarely matter.
+                if futile or (late_moves_prunable and moves_searched >= LATE_MOVE_COUNT[depth]):
+                    self._unmake()
+                    continue
             if is_pv:
                 self.pv_table[ply + 1] = []
             if moves_searched == 0:
@@ -380,6 +384,10 @@ class Search:
             moves = list(ordered_moves(board, None, self.tables, ply))
             stand_pat = -INFINITY
         else:
+            # A bare king (with pawns) may have no move at all: stalemate is a draw, not a standing
+            # pat. Only such sides are checked, so that other nodes do not pay for a move list.
+            if not self._has_pieces(board.turn) and not any(board.generate_legal_moves()):
+                return 0
             # Stand pat: the side to move need not capture, so the static score is a lower bound.
             stand_pat = best_score = self._evaluate()
             if stand_pat >= beta:
@@ -391,8 +399,11 @@ class Search:
         for move in moves:
             # Delta pruning: even winning the piece outright would not bring the score to alpha.
             if not in_check and move.promotion is None:
-                victim = board.piece_type_at(move.to_square) or chess.PAWN
-                if stand_pat + PIECE_VALUE[victim] + DELTA_MARGIN <= alpha:
+                victim = PIECE_VALUE[board.piece_type_at(move.to_square) or chess.PAWN]
+                if stand_pat + victim + DELTA_MARGIN <= alpha:
+                    continue
+                # Losing captures (a queen takes a defended pawn) only add nodes here.
+                if self._capture_loses_material(move, victim):
                     continue
             self._make(move)
             score = -self.quiescence(-beta, -alpha, ply + 1)
@@ -462,6 +473,13 @@ class Search:
             if keys[i] == key:
                 return True
         return False
+
+    def _capture_loses_material(self, move: chess.Move, victim_value: int) -> bool:
+        """A cheap stand-in for static exchange evaluation: a piece worth clearly more than its
+        victim captures on a square the opponent defends."""
+        board = self.board
+        attacker_value = PIECE_VALUE[board.piece_type_at(move.from_square)]
+        return attacker_value > victim_value + 50 and board.is_attacked_by(not board.turn, move.to_square)
 
     def _has_pieces(self, color: chess.Color) -> bool:
         board = self.board

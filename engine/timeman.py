@@ -64,12 +64,15 @@ def budget(limits: Limits, turn: chess.Color, move_overhead_ms: int) -> TimeBudg
     if clock is None:
         clock = limits.btime if turn == chess.WHITE else limits.wtime
     increment = (limits.winc if turn == chess.WHITE else limits.binc) / 1000
-    remaining = max(0.0, (clock or 0) / 1000 - overhead - REACTION_MARGIN)
+    remaining = (clock or 0) / 1000 - overhead - REACTION_MARGIN
+    if remaining <= 0:
+        # Inside the reserve: answer as fast as possible and let the increment refill the clock.
+        return TimeBudget(0.001, 0.002)
 
     moves_to_go = limits.movestogo if limits.movestogo else 30
     moves_to_go = max(1, min(moves_to_go, 50))
-    # The last move before a time control may use most of what is left, never all of it.
-    share = remaining / moves_to_go + increment * 0.8
-    hard = min(remaining * (0.8 if moves_to_go == 1 else 0.4), share * 4)
+    share = remaining / moves_to_go + increment * 0.75
+    # The last move before a time control may use much of what is left, never all of it.
+    hard = min(share * 4, remaining * (0.7 if moves_to_go == 1 else 0.3))
     soft = min(share * 0.7, hard)
     return TimeBudget(max(0.001, soft), max(0.002, hard))

@@ -1,0 +1,44 @@
+"""The bench: its node count is the build's signature, so it must be the same on every run."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from engine.bench import POSITIONS, run_bench
+
+
+def test_bench_node_count_is_the_same_on_every_run():
+    first, second = [], []
+    nodes_first, _ = run_bench(depth=3, out=first.append, positions=POSITIONS[:6])
+    nodes_second, _ = run_bench(depth=3, out=second.append, positions=POSITIONS[:6])
+    assert nodes_first == nodes_second > 0
+    assert f"Nodes searched  : {nodes_first}" in first
+
+
+def test_bench_command_prints_stockfish_style_totals():
+    result = subprocess.run([sys.executable, "-m", "engine", "bench", "2"], capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert sum(line.startswith("Position") for line in lines) == len(POSITIONS)
+    for label in ("Total time (ms) :", "Nodes searched  :", "Nodes/second    :"):
+        assert any(line.startswith(label) for line in lines), label
+
+
+def test_bench_over_uci_uses_the_same_positions():
+    result = subprocess.run([sys.executable, "-m", "engine"], input="bench 2\nquit\n",
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0
+    totals = [line for line in result.stdout.splitlines() if line.startswith("Nodes searched")]
+    direct = subprocess.run([sys.executable, "-m", "engine", "bench", "2"], capture_output=True,
+                            text=True, timeout=300)
+    assert totals == [line for line in direct.stdout.splitlines() if line.startswith("Nodes searched")]
+
+
+def test_perft_command_prints_divide():
+    result = subprocess.run([sys.executable, "-m", "engine", "perft", "3"], capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0
+    assert "Nodes searched: 8902" in result.stdout
+    assert "e2e4: 600" in result.stdout
