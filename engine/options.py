@@ -58,7 +58,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("Hash", "spin", 16, 1, 4096, "transposition table size in MB"),
     Option("Clear Hash", "button", help="empty the transposition table"),
     Option("MultiPV", "spin", 1, 1, 256, "number of best lines to report"),
-    Option("Move Overhead", "spin", 50, 0, 5000,
+    Option("Move Overhead", "spin", 100, 0, 5000,
            "milliseconds kept in reserve per move for GUI and network lag"),
     Option("Ponder", "check", False, help="let the GUI make the engine think on the opponent's time"),
     Option("OwnBook", "check", False, help="play moves from the Polyglot book in BookFile"),

@@ -242,7 +242,7 @@ class Search:
     def pvs(self, depth: int, alpha: int, beta: int, ply: int, is_pv: bool, can_null: bool) -> int:
         """Negamax principal-variation search of the position on the board, from its mover's view."""
         board = self.board
-        in_check = board.is_check()
+        in_check = self.checks[-1]
         # Check extension: a check is searched one ply deeper, so mates and perpetuals are seen.
         if in_check and ply < 2 * self.root_depth:
             depth += 1
@@ -319,7 +319,7 @@ class Search:
         for move in ordered_moves(board, hash_move, self.tables, ply):
             is_quiet = move.promotion is None and not board.is_capture(move)
             self._make(move)
-            gives_check = board.is_check()
+            gives_check = self.checks[-1]
             if is_quiet and not gives_check and moves_searched > 0:
                 # Futility pruning: a quiet move cannot lift a hopeless static score near the leaves.
                 # Late-move pruning: near the leaves, quiet moves ordered last rarely matter.
@@ -376,7 +376,7 @@ class Search:
         """Captures (and promotions) only, until the position is quiet; every evasion when in check."""
         self._count_node(ply)
         board = self.board
-        in_check = board.is_check()
+        in_check = self.checks[-1]
         if ply >= MAX_PLY:
             return self._evaluate()
         if in_check:
@@ -420,17 +420,23 @@ class Search:
     # ------------------------------------------------------------------ helpers of the node
 
     def _make(self, move: chess.Move) -> None:
-        self.board.push(move)
-        self.keys.append(position_key(self.board))
+        """Plays ``move``, recording the new position's key and whether it is check: the parent
+        (does the move give check?) and the child (am I in check?) both read it."""
+        board = self.board
+        board.push(move)
+        self.keys.append(position_key(board))
+        self.checks.append(board.is_check())
 
     def _make_null(self) -> None:
         self.board.push(chess.Move.null())
         self.keys.append(position_key(self.board))
+        self.checks.append(False)  # we never pass in check, so the opponent cannot be in check
         self.null_marks.append(len(self.keys) - 1)
 
     def _unmake(self) -> None:
         move = self.board.pop()
         self.keys.pop()
+        self.checks.pop()
         if not move:
             self.null_marks.pop()
 
@@ -506,6 +512,7 @@ class Search:
             keys.append(position_key(history))
         self.keys = keys[::-1]
         self.null_marks = [0]
+        self.checks = [board.is_check()]
 
     def _root_moves(self, board: chess.Board, searchmoves: list[chess.Move]) -> list[RootMove]:
         legal = list(ordered_moves(board, self._hash_move(board), self.tables, 0))
