@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from engine.search import Info, Search, SearchResult
 
 
-ROOT_PROBE_MIN_TIME = 0.5  # seconds of hard budget below which the root skips the DTZ probe
+ROOT_DTZ_MIN_TIME = 0.5  # seconds of hard budget below which the root ranks moves by WDL only
 
 
 class Listener(Protocol):
@@ -140,20 +140,26 @@ class Engine:
     # ------------------------------------------------------------------ searching
 
     def go(self, limits: Limits) -> None:
-        """Starts a search of the current position in a worker thread and returns at once."""
+        """Starts a search of the current position in a worker thread and returns at once.
+
+        The deadlines are set here, from the moment `go` arrived, and by `ponderhit`, both on
+        this thread: the search thread only reads them, so no command can race its start.
+        """
         self.stop()
         self.wait_ready()
-        if self._search is not None:
-            self._search.stop_event.clear()  # here, not in the thread: a quick `stop` must count
-        self._release.clear()
-        board = self.board.copy()
-        time_budget = self._time_budget(board, limits)
-        self._pondering = limits.ponder
-        # A ponder search has no deadline until `ponderhit` starts our clock.
-        self._ponder_budget = time_budget if limits.ponder else None
-        if limits.ponder:
+        if self._search is None:
             time_budget = None
-        self._thread = threading.Thread(target=self._think, args=(board, limits, time_budget),
+        else:
+            self._search.stop_event.clear()
+            time_budget = self._time_budget(self.board, limits)
+            # A ponder search has no deadline until `ponderhit` starts our clock.
+            self._search.set_budget(None if limits.ponder else time_budget)
+        self._pondering = limits.ponder
+        self._ponder_budget = time_budget if limits.ponder else None
+        self._release.clear()
+        quick = time_budget is not None and time_budget.hard is not None \
+            and time_budget.hard <= ROOT_DTZ_MIN_TIME
+        self._thread = threading.Thread(target=self._think, args=(self.board.copy(), limits, quick),
                                         name="brudno-search", daemon=True)
         self._thread.start()
 
@@ -186,11 +192,11 @@ class Engine:
         self._pondering = False
         self._release.set()
 
-    def _think(self, board: chess.Board, limits: Limits, time_budget: TimeBudget | None) -> None:
+    def _think(self, board: chess.Board, limits: Limits, quick: bool) -> None:
         best: chess.Move | None = None
         ponder: chess.Move | None = None
         try:
-            best, ponder = self._choose_move(board, limits, time_budget)
+            best, ponder = self._choose_move(board, limits, quick)
         except Exception as error:
             self.listener.on_message(f"search error: {type(error).__name__}: {error}")
             traceback.print_exc()  # stderr: for the developer, never on the UCI stream
@@ -208,7 +214,7 @@ class Engine:
         self.listener.on_bestmove(best, ponder)
 
     def _choose_move(self, board: chess.Board, limits: Limits,
-                     time_budget: TimeBudget | None) -> tuple[chess.Move | None, chess.Move | None]:
+                     quick: bool) -> tuple[chess.Move | None, chess.Move | None]:
         search = self._search
         if search is None:
             raise RuntimeError(self._load_error or "the search is not available")
@@ -220,13 +226,12 @@ class Engine:
 
         search.tablebases = self.tablebases if self.tablebases.is_open else None
         report = self.listener.on_info
-        # A root probe reads DTZ for every move (up to a few hundred ms): not on a nearly empty clock.
-        if search.tablebases is not None and (time_budget is None or time_budget.hard is None
-                                              or time_budget.hard > ROOT_PROBE_MIN_TIME):
-            probe = self.tablebases.probe_root(board)
+        if search.tablebases is not None:
+            # DTZ for every root move costs up to a few hundred ms: on a short budget, WDL only.
+            probe = self.tablebases.probe_root(board, use_dtz=not quick)
             if probe is not None and probe.moves:
                 limits, report = self._tablebase_root(probe, limits)
-        result = search.run(board, limits, time_budget, self.options["MultiPV"], report=report)
+        result = search.run(board, limits, self.options["MultiPV"], report=report)
         return result.best_move, result.ponder_move
 
     def _book_move(self, board: chess.Board, limits: Limits) -> chess.Move | None:

@@ -117,11 +117,11 @@ class Search:
 
     # ------------------------------------------------------------------ iterative deepening
 
-    def run(self, board: chess.Board, limits: Limits, budget: TimeBudget | None = None,
-            multipv: int = 1, report: Callable[[Info], None] | None = None) -> SearchResult:
-        """Searches ``board`` within ``limits``; reports each finished iteration through ``report``."""
+    def run(self, board: chess.Board, limits: Limits, multipv: int = 1,
+            report: Callable[[Info], None] | None = None) -> SearchResult:
+        """Searches ``board`` within ``limits`` and the deadlines of :meth:`set_budget`;
+        reports each finished iteration through ``report``."""
         self.start_time = time.perf_counter()
-        self.set_budget(budget)
         self.node_limit = limits.nodes
         self.board = board.copy()
         self.nodes = self.evaluations = self.cutoffs = self.tbhits = 0
@@ -167,7 +167,7 @@ class Search:
         return result
 
     def set_budget(self, budget: TimeBudget | None) -> None:
-        """Sets the deadlines, counted from now (also used at `ponderhit`)."""
+        """Sets the deadlines, counted from now: before `run`, or during it (at `ponderhit`)."""
         now = time.perf_counter()
         self.soft_deadline = None if budget is None or budget.soft is None else now + budget.soft
         self.hard_deadline = None if budget is None or budget.hard is None else now + budget.hard
@@ -559,5 +559,4 @@ class Search:
 
 def fixed_depth_search(board: chess.Board, depth: int, hash_mb: int = 16) -> SearchResult:
     """A fresh search of ``board`` to ``depth`` plies with an empty TT (bench, tables, tests)."""
-    search = Search(TranspositionTable(hash_mb))
-    return search.run(board, Limits(depth=depth))
+    return Search(TranspositionTable(hash_mb)).run(board, Limits(depth=depth))

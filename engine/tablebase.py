@@ -162,19 +162,21 @@ class Tablebases:
         except _PROBE_ERRORS:
             return None
 
-    def probe_root(self, board: chess.Board) -> RootProbe | None:
+    def probe_root(self, board: chess.Board, use_dtz: bool = True) -> RootProbe | None:
         """Rank the root moves of a tablebase position (see RootProbe), or None.
 
         None when the position cannot be probed or has no legal moves. `board` is not touched.
+        ``use_dtz=False`` ranks by WDL only: a few milliseconds instead of up to a few hundred.
         """
         tables = self._probeable(board)
         if tables is None or not any(board.legal_moves):
             return None
         work = board.copy(stack=False)
-        try:
-            return _rank_by_dtz(tables, work)
-        except _PROBE_ERRORS:
-            pass
+        if use_dtz:
+            try:
+                return _rank_by_dtz(tables, work)
+            except _PROBE_ERRORS:
+                pass
         # Without DTZ tables the root can still drop the moves that spoil the result.
         try:
             return _rank_by_wdl(tables, work)

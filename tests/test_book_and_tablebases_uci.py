@@ -33,7 +33,9 @@ MIDDLEGAME = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0
 KQVK = "8/8/8/3k4/8/8/8/KQ6 w - - 0 1"  # DTZ 17
 KRVK = "R7/8/8/4k3/8/8/8/7K w - - 0 1"  # DTZ 31, the longest KRvK win
 KRVKR_DRAW = "8/8/3kr3/8/8/3KR3/8/8 w - - 0 1"
-KQVKR = "8/8/2r5/4k3/8/8/8/KQ6 w - - 0 1"  # a win whose root DTZ probe takes ~0.25 s
+KQVKR = "8/8/2r5/4k3/8/8/8/KQ6 w - - 0 1"  # DTZ 55
+# A KQvKR win whose root DTZ ranking takes python-chess about 0.35 s (21 moves, slow probes).
+SLOW_PROBE = "8/2K3k1/1Q6/8/8/8/8/7r w - - 0 1"
 TB_WIN = 19000  # the engine reports a tablebase win as 20000 - DTZ centipawns
 
 
@@ -385,12 +387,12 @@ def _successors(board: chess.Board) -> list[chess.Board]:
 
 
 def test_the_root_probe_counts_against_movetime(raw, syzygy_dir, tables):
-    """The DTZ ranking of the root moves takes a noticeable time in Python (about 0.25 s here):
+    """The DTZ ranking of the root moves takes a noticeable time in Python (about 0.35 s here):
     the engine must take it out of the time it was given, not add it."""
     raw.setoption("SyzygyPath", syzygy_dir)
     raw.setoption("Move Overhead", "100")
-    board = chess.Board(KQVKR)
-    raw.send(f"position fen {KQVKR}")
+    board = chess.Board(SLOW_PROBE)
+    raw.send(f"position fen {SLOW_PROBE}")
     raw.sync()
     started = time.monotonic()
     raw.send("go movetime 1000")
@@ -401,6 +403,24 @@ def test_the_root_probe_counts_against_movetime(raw, syzygy_dir, tables):
     assert tables.probe_wdl(board) == -2
     # 100 ms of Move Overhead are kept for lag; the answer must come within the movetime.
     assert elapsed < 1.0, f"go movetime 1000 answered after {elapsed:.3f} s"
+
+
+def test_a_ponderhit_during_the_root_probe_still_ends_the_search(raw, syzygy_dir, tables):
+    """The `ponderhit` arrives while the root moves are being ranked (before the search starts):
+    its deadlines must still apply, or the engine thinks until `stop` and loses on time."""
+    raw.setoption("SyzygyPath", syzygy_dir)
+    board = chess.Board(SLOW_PROBE)
+    raw.send(f"position fen {SLOW_PROBE}")
+    raw.sync()
+    started = time.monotonic()
+    # 10 s on the clock: a hard limit of about 1.3 s from the ponderhit.
+    raw.send("go ponder wtime 10000 btime 10000", "ponderhit")
+    lines = raw.read_until("bestmove", timeout=10)
+    elapsed = time.monotonic() - started
+    assert any(line.startswith("info string tablebase position") for line in lines), lines
+    assert elapsed < 2.5, f"bestmove came {elapsed:.3f} s after the ponderhit"
+    board.push(bestmove(lines))
+    assert tables.probe_wdl(board) == -2
 
 
 # ---------------------------------------------------------------------- 4. converting to mate
