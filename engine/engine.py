@@ -22,7 +22,7 @@ from engine.timeman import Limits, TimeBudget, budget
 from engine.tt import MATE_BOUND
 
 if TYPE_CHECKING:
-    from engine.search import Info, Search, SearchResult
+    from engine.search import Info, Search
 
 
 ROOT_DTZ_MIN_TIME = 0.5  # seconds of hard budget below which the root ranks moves by WDL only
@@ -54,7 +54,6 @@ class Engine:
         self._release = threading.Event()  # lets a finished infinite/ponder search print bestmove
         self._pondering = False
         self._ponder_budget: TimeBudget | None = None
-        self._lock = threading.Lock()
         threading.Thread(target=self._load_search, name="brudno-load", daemon=True).start()
 
     # ------------------------------------------------------------------ start-up
@@ -77,10 +76,6 @@ class Engine:
         self._loaded.wait()
         if self._load_error:
             self.listener.on_message(f"error loading the search: {self._load_error}")
-
-    @property
-    def searching(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
 
     # ------------------------------------------------------------------ game state and options
 
