@@ -75,6 +75,41 @@ def mvv_lva(board: chess.Board, move: chess.Move) -> int:
     return score
 
 
+def quiet_move_gives_check(board: chess.Board, move: chess.Move) -> bool:
+    """Whether a quiet move (no capture, no promotion) checks the opponent, without playing it.
+
+    Pushing a move to ask costs several times more than this: the search uses it to prune quiet
+    moves near the leaves without making them. Castling moves the rook too, so it is played out.
+    """
+    us = board.turn
+    king = board.king(not us)
+    if king is None:
+        return False
+    from_bb = chess.BB_SQUARES[move.from_square]
+    if board.kings & from_bb and board.is_castling(move):
+        return board.gives_check(move)
+    to = move.to_square
+    occupied = (board.occupied & ~from_bb) | chess.BB_SQUARES[to]
+    # A discovered check: one of our other pieces sees the king once the mover is gone.
+    if board.attackers_mask(us, king, occupied) & ~from_bb:
+        return True
+    # A direct check: the moved piece attacks the king from its new square.
+    piece = board.piece_type_at(move.from_square)
+    to_bb = chess.BB_SQUARES[to]
+    if piece == chess.PAWN:
+        return bool(chess.BB_PAWN_ATTACKS[not us][king] & to_bb)
+    if piece == chess.KNIGHT:
+        return bool(chess.BB_KNIGHT_ATTACKS[king] & to_bb)
+    if piece in (chess.BISHOP, chess.QUEEN) and \
+            chess.BB_DIAG_ATTACKS[king][chess.BB_DIAG_MASKS[king] & occupied] & to_bb:
+        return True
+    if piece in (chess.ROOK, chess.QUEEN) and (
+            chess.BB_RANK_ATTACKS[king][chess.BB_RANK_MASKS[king] & occupied]
+            | chess.BB_FILE_ATTACKS[king][chess.BB_FILE_MASKS[king] & occupied]) & to_bb:
+        return True
+    return False
+
+
 def captures_and_promotions(board: chess.Board) -> list[chess.Move]:
     """Legal captures (en passant included) and quiet promotions, best MVV-LVA first."""
     moves = list(board.generate_legal_captures())

@@ -18,7 +18,8 @@ import chess
 
 from engine.evaluate import evaluate
 from engine.tablebase import wdl_to_score
-from engine.movepick import PIECE_VALUE, OrderingTables, captures_and_promotions, ordered_moves
+from engine.movepick import (PIECE_VALUE, OrderingTables, captures_and_promotions, ordered_moves,
+                             quiet_move_gives_check)
 from engine.timeman import Limits, TimeBudget
 from engine.tt import EXACT, LOWER, MATE, MATE_BOUND, MAX_PLY, UPPER, TranspositionTable, score_from_tt, score_to_tt
 
@@ -318,14 +319,15 @@ class Search:
         late_moves_prunable = not is_pv and not in_check and depth < len(LATE_MOVE_COUNT)
         for move in ordered_moves(board, hash_move, self.tables, ply):
             is_quiet = move.promotion is None and not board.is_capture(move)
+            # Futility pruning: a quiet move cannot lift a hopeless static score near the leaves.
+            # Late-move pruning: near the leaves, quiet moves ordered last rarely matter.
+            # Checks are never pruned; the test runs before the move is made, so pruning is cheap.
+            if is_quiet and moves_searched > 0 and (
+                    futile or (late_moves_prunable and moves_searched >= LATE_MOVE_COUNT[depth])) \
+                    and not quiet_move_gives_check(board, move):
+                continue
             self._make(move)
             gives_check = self.checks[-1]
-            if is_quiet and not gives_check and moves_searched > 0:
-                # Futility pruning: a quiet move cannot lift a hopeless static score near the leaves.
-                # Late-move pruning: near the leaves, quiet moves ordered last rarely matter.
-                if futile or (late_moves_prunable and moves_searched >= LATE_MOVE_COUNT[depth]):
-                    self._unmake()
-                    continue
             if is_pv:
                 self.pv_table[ply + 1] = []
             if moves_searched == 0:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.movepick import OrderingTables, captures_and_promotions, ordered_moves
+from engine.movepick import OrderingTables, captures_and_promotions, ordered_moves, quiet_move_gives_check
 from engine.search import Search, fixed_depth_search, position_key
 from engine.timeman import Limits, budget
 from engine.tt import EXACT, LOWER, MATE, UPPER, TranspositionTable, score_from_tt, score_to_tt
@@ -128,6 +128,23 @@ def test_ordered_moves_yields_every_legal_move_exactly_once(seed, plies):
     assert sorted(m.uci() for m in produced) == sorted(m.uci() for m in legal)
     if hash_move in legal:
         assert produced[0] == hash_move
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 10**6), st.integers(0, 120))
+def test_quiet_move_gives_check_agrees_with_playing_the_move(seed, plies):
+    board = random_board(seed, plies)
+    for move in board.legal_moves:
+        if move.promotion is None and not board.is_capture(move):
+            assert quiet_move_gives_check(board, move) == board.gives_check(move), (board.fen(), move)
+
+
+def test_quiet_move_gives_check_sees_discovered_and_castling_checks():
+    discovered = chess.Board("4k3/8/8/8/4N3/8/8/4R1K1 w - - 0 1")
+    assert quiet_move_gives_check(discovered, chess.Move.from_uci("e4c5"))
+    castling = chess.Board("5k2/8/8/8/8/8/8/4K2R w K - 0 1")
+    assert quiet_move_gives_check(castling, chess.Move.from_uci("e1g1"))
+    assert not quiet_move_gives_check(castling, chess.Move.from_uci("e1d1"))
 
 
 def test_captures_come_most_valuable_victim_first():
