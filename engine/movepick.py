@@ -12,6 +12,7 @@ stops asking as soon as one of them causes a cut-off:
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Iterator
 
 import chess
@@ -110,6 +111,66 @@ def quiet_move_gives_check(board: chess.Board, move: chess.Move) -> bool:
     return False
 
 
+def captures(board: chess.Board, in_check: bool = False,
+             underpromotions: bool = True) -> Iterator[tuple[chess.Move, int, int]]:
+    """Legal captures and promotions in MVV-LVA order, as ``(move, victim value, attacker value)``.
+
+    Queen promotions come first, then captures by victim from the queen down to pawns (en passant
+    with the pawns), each victim's cheapest attacker first, then under-promotions. The moves are
+    produced lazily, a victim type at a time, so a quiescence node that cuts off, or finds the
+    remaining victims too small to matter, never pays for the rest.
+    """
+    us = board.turn
+    king = board.king(us)
+    if in_check or king is None:
+        # Evasions are few; python-chess's own generator knows which captures resolve the check.
+        moves = captures_and_promotions(board)
+        for move in moves:
+            if underpromotions or move.promotion in (None, chess.QUEEN):
+                victim = board.piece_type_at(move.to_square) or (chess.PAWN if move.promotion is None else 0)
+                yield move, PIECE_VALUE[victim], PIECE_VALUE[board.piece_type_at(move.from_square)]
+        return
+
+    ours = board.occupied_co[us]
+    theirs = board.occupied_co[not us]
+    pinned = board._slider_blockers(king)  # python-chess internals, pinned to 1.11.x in pyproject
+    promoting = board.pawns & ours & BB_SEVENTH[us]
+    under = []
+    if promoting:
+        promotions = list(board.generate_legal_moves(promoting, BB_PROMOTION_RANKS & ~ours))
+        promotions.sort(key=lambda m: PIECE_VALUE[board.piece_type_at(m.to_square) or 0], reverse=True)
+        for move in promotions:
+            if move.promotion == chess.QUEEN:
+                yield move, PIECE_VALUE[board.piece_type_at(move.to_square) or 0], PIECE_VALUE[chess.PAWN]
+            else:
+                under.append(move)
+
+    for victim_type, victims in ((chess.QUEEN, board.queens), (chess.ROOK, board.rooks),
+                                 (chess.BISHOP, board.bishops), (chess.KNIGHT, board.knights),
+                                 (chess.PAWN, board.pawns)):
+        victims &= theirs
+        if not victims:
+            continue
+        found = []
+        for square in chess.scan_reversed(victims):
+            attackers = board.attackers_mask(us, square) & ~promoting
+            for origin in chess.scan_reversed(attackers):
+                move = chess.Move(origin, square)
+                if board._is_safe(king, pinned, move):
+                    found.append((PIECE_VALUE[board.piece_type_at(origin)], move))
+        if victim_type == chess.PAWN and board.ep_square is not None:
+            found.extend((PIECE_VALUE[chess.PAWN], m) for m in board.generate_legal_ep())
+        if len(found) > 1:
+            found.sort(key=lambda pair: pair[0])
+        victim_value = PIECE_VALUE[victim_type]
+        for attacker_value, move in found:
+            yield move, victim_value, attacker_value
+
+    if underpromotions:
+        for move in under:
+            yield move, PIECE_VALUE[board.piece_type_at(move.to_square) or 0], PIECE_VALUE[chess.PAWN]
+
+
 def captures_and_promotions(board: chess.Board) -> list[chess.Move]:
     """Legal captures (en passant included) and quiet promotions, best MVV-LVA first."""
     moves = list(board.generate_legal_captures())
@@ -124,15 +185,17 @@ def captures_and_promotions(board: chess.Board) -> list[chess.Move]:
 
 
 def ordered_moves(board: chess.Board, hash_move: chess.Move | None, tables: OrderingTables,
-                  ply: int) -> Iterator[chess.Move]:
+                  ply: int, in_check: bool | None = None) -> Iterator[chess.Move]:
     """Yields every legal move of ``board`` once, in the staged order described above."""
     if hash_move is not None and board.is_legal(hash_move):
         yield hash_move
     else:
         hash_move = None
 
-    for move in captures_and_promotions(board):
-        if move != hash_move:
+    if in_check is None:
+        in_check = board.is_check()
+    for move, _, _ in captures(board, in_check):
+        if hash_move is None or move != hash_move:
             yield move
 
     us = board.turn
@@ -143,12 +206,19 @@ def ordered_moves(board: chess.Board, hash_move: chess.Move | None, tables: Orde
                 and not board.is_capture(killer) and board.is_legal(killer)):
             yield killer
 
+    # Quiet moves are told apart by from/to squares alone (promotions came with the captures),
+    # which is cheaper than comparing Move objects.
+    done = {m.from_square << 6 | m.to_square for m in (hash_move, killers[0], killers[1]) if m is not None}
     history = tables.history[us]
     not_captures = chess.BB_ALL & ~board.occupied_co[not us]
-    quiets = [m for m in board.generate_legal_moves(chess.BB_ALL, not_captures)
-              if m != hash_move and m != killers[0] and m != killers[1] and m.promotion is None]
+    scored = []
+    for move in board.generate_legal_moves(chess.BB_ALL, not_captures):
+        index = move.from_square << 6 | move.to_square
+        if index not in done and move.promotion is None:
+            scored.append((history[index], move))
     if board.ep_square is not None:
         # En passant lands on an empty square, so the mask above lets it through: it was a capture.
-        quiets = [m for m in quiets if not board.is_en_passant(m)]
-    quiets.sort(key=lambda m: history[m.from_square << 6 | m.to_square], reverse=True)
-    yield from quiets
+        scored = [pair for pair in scored if not board.is_en_passant(pair[1])]
+    scored.sort(key=itemgetter(0), reverse=True)
+    for _, move in scored:
+        yield move

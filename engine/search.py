@@ -18,8 +18,7 @@ import chess
 
 from engine.evaluate import evaluate
 from engine.tablebase import wdl_to_score
-from engine.movepick import (PIECE_VALUE, OrderingTables, captures_and_promotions, ordered_moves,
-                             quiet_move_gives_check)
+from engine.movepick import OrderingTables, captures, ordered_moves, quiet_move_gives_check
 from engine.timeman import Limits, TimeBudget
 from engine.tt import EXACT, LOWER, MATE, MATE_BOUND, MAX_PLY, UPPER, TranspositionTable, score_from_tt, score_to_tt
 
@@ -317,7 +316,7 @@ class Search:
         futile = (not is_pv and not in_check and depth <= 2
                   and static_eval + FUTILITY_MARGIN[depth] <= alpha)
         late_moves_prunable = not is_pv and not in_check and depth < len(LATE_MOVE_COUNT)
-        for move in ordered_moves(board, hash_move, self.tables, ply):
+        for move in ordered_moves(board, hash_move, self.tables, ply, in_check):
             is_quiet = move.promotion is None and not board.is_capture(move)
             # Futility pruning: a quiet move cannot lift a hopeless static score near the leaves.
             # Late-move pruning: near the leaves, quiet moves ordered last rarely matter.
@@ -383,8 +382,8 @@ class Search:
             return self._evaluate()
         if in_check:
             best_score = -MATE + ply  # if no evasion exists, this is mate
-            moves = list(ordered_moves(board, None, self.tables, ply))
             stand_pat = -INFINITY
+            moves = ((move, 0, 0) for move in ordered_moves(board, None, self.tables, ply, True))
         else:
             # A bare king (with pawns) may have no move at all: stalemate is a draw, not a standing
             # pat. Only such sides are checked, so that other nodes do not pay for a move list.
@@ -396,16 +395,16 @@ class Search:
                 return stand_pat
             if stand_pat > alpha:
                 alpha = stand_pat
-            moves = captures_and_promotions(board)
+            moves = captures(board, underpromotions=False)
 
-        for move in moves:
-            # Delta pruning: even winning the piece outright would not bring the score to alpha.
+        for move, victim, attacker in moves:
             if not in_check and move.promotion is None:
-                victim = PIECE_VALUE[board.piece_type_at(move.to_square) or chess.PAWN]
+                # Delta pruning: even winning the piece outright would not bring the score to
+                # alpha, nor would any later capture (victims come in falling value).
                 if stand_pat + victim + DELTA_MARGIN <= alpha:
-                    continue
+                    break
                 # Losing captures (a queen takes a defended pawn) only add nodes here.
-                if self._capture_loses_material(move, victim):
+                if attacker > victim + 50 and board.is_attacked_by(not board.turn, move.to_square):
                     continue
             self._make(move)
             score = -self.quiescence(-beta, -alpha, ply + 1)
@@ -481,13 +480,6 @@ class Search:
             if keys[i] == key:
                 return True
         return False
-
-    def _capture_loses_material(self, move: chess.Move, victim_value: int) -> bool:
-        """A cheap stand-in for static exchange evaluation: a piece worth clearly more than its
-        victim captures on a square the opponent defends."""
-        board = self.board
-        attacker_value = PIECE_VALUE[board.piece_type_at(move.from_square)]
-        return attacker_value > victim_value + 50 and board.is_attacked_by(not board.turn, move.to_square)
 
     def _has_pieces(self, color: chess.Color) -> bool:
         board = self.board
