@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.movepick import OrderingTables, captures_and_promotions, ordered_moves, quiet_move_gives_check
+from engine.movepick import (OrderingTables, captures, captures_and_promotions, ordered_moves,
+                             quiet_move_gives_check)
 from engine.search import Search, fixed_depth_search, position_key
 from engine.timeman import Limits, budget
 from engine.tt import EXACT, LOWER, MATE, UPPER, TranspositionTable, score_from_tt, score_to_tt
@@ -145,6 +146,28 @@ def test_quiet_move_gives_check_sees_discovered_and_castling_checks():
     castling = chess.Board("5k2/8/8/8/8/8/8/4K2R w K - 0 1")
     assert quiet_move_gives_check(castling, chess.Move.from_uci("e1g1"))
     assert not quiet_move_gives_check(castling, chess.Move.from_uci("e1d1"))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 10**6), st.integers(0, 120))
+def test_lazy_captures_are_every_legal_capture_and_promotion_in_mvv_lva_order(seed, plies):
+    board = random_board(seed, plies)
+    produced = list(captures(board, board.is_check()))
+    moves = [move for move, _, _ in produced]
+    expected = [m for m in board.legal_moves if board.is_capture(m) or m.promotion]
+    assert sorted(m.uci() for m in moves) == sorted(m.uci() for m in expected)
+    if not board.is_check():
+        plain = [(victim, attacker) for move, victim, attacker in produced if move.promotion is None]
+        for (victim, attacker), (next_victim, next_attacker) in zip(plain, plain[1:]):
+            assert victim > next_victim or (victim == next_victim and attacker <= next_attacker)
+
+
+def test_lazy_captures_put_queen_promotions_first_and_under_promotions_last():
+    board = chess.Board("1r2k3/P7/8/8/8/8/6q1/4K2R w K - 0 1")
+    moves = [move.uci() for move, _, _ in captures(board)]
+    assert moves[:2] == ["a7b8q", "a7a8q"]
+    assert {m[-1] for m in moves[-6:]} == {"r", "b", "n"}
+    assert "a7b8n" not in [move.uci() for move, _, _ in captures(board, underpromotions=False)]
 
 
 def test_captures_come_most_valuable_victim_first():
