@@ -5,9 +5,13 @@ middlegame position, 11 us for its captures), so moves are produced in stages an
 stops asking as soon as one of them causes a cut-off:
 
 1. the hash move (from the transposition table), checked for legality first;
-2. captures and promotions, most valuable victim first, least valuable attacker first (MVV-LVA);
+2. captures and promotions, most valuable victim first, least valuable attacker first (MVV-LVA),
+   generated a victim type at a time, so that a node that cuts off early never lists the rest;
 3. the two killer moves of this ply (quiet moves that cut off at a sibling node);
 4. the remaining quiet moves, by history score (how often the move cut off anywhere in the tree).
+
+It also answers, without making the move, whether a quiet move gives check: the search prunes
+quiet moves near the leaves, but never checks, and pushing a move only to ask costs more.
 """
 
 from __future__ import annotations
@@ -111,14 +115,15 @@ def quiet_move_gives_check(board: chess.Board, move: chess.Move) -> bool:
     return False
 
 
-def captures(board: chess.Board, in_check: bool = False,
-             underpromotions: bool = True) -> Iterator[tuple[chess.Move, int, int]]:
+def captures(board: chess.Board, in_check: bool = False, underpromotions: bool = True,
+             targets: int = chess.BB_ALL) -> Iterator[tuple[chess.Move, int, int]]:
     """Legal captures and promotions in MVV-LVA order, as ``(move, victim value, attacker value)``.
 
     Queen promotions come first, then captures by victim from the queen down to pawns (en passant
     with the pawns), each victim's cheapest attacker first, then under-promotions. The moves are
     produced lazily, a victim type at a time, so a quiescence node that cuts off, or finds the
-    remaining victims too small to matter, never pays for the rest.
+    remaining victims too small to matter, never pays for the rest. With ``targets``, only
+    captures on those squares (and no promotions) when not in check.
     """
     us = board.turn
     king = board.king(us)
@@ -132,11 +137,11 @@ def captures(board: chess.Board, in_check: bool = False,
         return
 
     ours = board.occupied_co[us]
-    theirs = board.occupied_co[not us]
+    theirs = board.occupied_co[not us] & targets
     pinned = board._slider_blockers(king)  # python-chess internals, pinned to 1.11.x in pyproject
     promoting = board.pawns & ours & BB_SEVENTH[us]
     under = []
-    if promoting:
+    if promoting and targets == chess.BB_ALL:
         promotions = list(board.generate_legal_moves(promoting, BB_PROMOTION_RANKS & ~ours))
         promotions.sort(key=lambda m: PIECE_VALUE[board.piece_type_at(m.to_square) or 0], reverse=True)
         for move in promotions:
@@ -158,7 +163,7 @@ def captures(board: chess.Board, in_check: bool = False,
                 move = chess.Move(origin, square)
                 if board._is_safe(king, pinned, move):
                     found.append((PIECE_VALUE[board.piece_type_at(origin)], move))
-        if victim_type == chess.PAWN and board.ep_square is not None:
+        if victim_type == chess.PAWN and board.ep_square is not None and targets == chess.BB_ALL:
             found.extend((PIECE_VALUE[chess.PAWN], m) for m in board.generate_legal_ep())
         if len(found) > 1:
             found.sort(key=lambda pair: pair[0])

@@ -32,6 +32,7 @@ REVERSE_FUTILITY_MARGIN = 90  # per ply of remaining depth
 FUTILITY_MARGIN = (0, 160, 320)  # by remaining depth
 DELTA_MARGIN = 200
 LATE_MOVE_COUNT = (0, 6, 10, 16)  # by remaining depth: quiet moves searched before pruning the rest
+RECAPTURES_ONLY_AFTER = 4  # quiescence plies after which only recaptures are searched
 
 # Late-move reductions, by remaining depth and by the number of moves searched before this one.
 LMR_TABLE = [[0] * 64 for _ in range(MAX_DEPTH + 2)]
@@ -373,8 +374,13 @@ class Search:
         self.tt.store(key, depth, bound, score_to_tt(best_score, ply), best_move)
         return best_score
 
-    def quiescence(self, alpha: int, beta: int, ply: int) -> int:
-        """Captures (and promotions) only, until the position is quiet; every evasion when in check."""
+    def quiescence(self, alpha: int, beta: int, ply: int, qply: int = 0) -> int:
+        """Captures (and promotions) only, until the position is quiet; every evasion when in check.
+
+        ``qply`` counts the plies since the horizon: past RECAPTURES_ONLY_AFTER only recaptures
+        on the square of the last move are searched, so that a board full of mutual attacks
+        (every piece able to take another) cannot explode the tree.
+        """
         self._count_node(ply)
         board = self.board
         in_check = self.checks[-1]
@@ -395,7 +401,11 @@ class Search:
                 return stand_pat
             if stand_pat > alpha:
                 alpha = stand_pat
-            moves = captures(board, underpromotions=False)
+            if qply < RECAPTURES_ONLY_AFTER:
+                moves = captures(board, underpromotions=False)
+            else:
+                moves = captures(board, underpromotions=False,
+                                 targets=chess.BB_SQUARES[board.peek().to_square])
 
         for move, victim, attacker in moves:
             if not in_check and move.promotion is None:
@@ -407,7 +417,7 @@ class Search:
                 if attacker > victim + 50 and board.is_attacked_by(not board.turn, move.to_square):
                     continue
             self._make(move)
-            score = -self.quiescence(-beta, -alpha, ply + 1)
+            score = -self.quiescence(-beta, -alpha, ply + 1, qply + 1)
             self._unmake()
             if score > best_score:
                 best_score = score
