@@ -19,7 +19,7 @@ import chess
 from engine.evaluate import evaluate
 from engine.tablebase import wdl_to_score
 from engine.movepick import OrderingTables, captures, ordered_moves, quiet_move_gives_check
-from engine.timeman import Limits, TimeBudget
+from engine.timeman import Limits, TimeBudget, soft_scale
 from engine.tt import EXACT, LOWER, MATE, MATE_BOUND, MAX_PLY, UPPER, TranspositionTable, score_from_tt, score_to_tt
 
 INFINITY = MATE + 1
@@ -111,6 +111,7 @@ class Search:
         self.tablebases = None  # an engine.tablebase.Tablebases, when the engine has them open
         self.soft_deadline: float | None = None
         self.hard_deadline: float | None = None
+        self.flexible_from: float | None = None  # when the clock of a flexible soft limit started
         self.nodes = 0
         self.evaluations = 0
         self.cutoffs = 0
@@ -143,6 +144,8 @@ class Search:
         multipv = max(1, min(multipv, len(root_moves)))
         max_depth = min(limits.depth or MAX_DEPTH, MAX_DEPTH)
         result = SearchResult(root_moves[0].move, pv=[root_moves[0].move])
+        self.best_move_changes = 0.0
+        self.score_drop = 0
         for depth in range(1, max_depth + 1):
             self.root_depth = depth
             try:
@@ -154,6 +157,7 @@ class Search:
                 if root_moves[0].score > -INFINITY and root_moves[0].move != result.best_move:
                     result = self._result(root_moves[0], depth)
                 break
+            self._note_stability(result, root_moves[0], depth)
             result = self._result(root_moves[0], depth)
             if report:
                 for i in range(multipv):
@@ -172,6 +176,7 @@ class Search:
         now = time.perf_counter()
         self.soft_deadline = None if budget is None or budget.soft is None else now + budget.soft
         self.hard_deadline = None if budget is None or budget.hard is None else now + budget.hard
+        self.flexible_from = now if budget is not None and budget.flexible else None
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.start_time
@@ -546,13 +551,29 @@ class Search:
                     time=self.elapsed(), pv=rm.pv or [rm.move], multipv=multipv, bound=bound,
                     hashfull=self.tt.hashfull(), tbhits=self.tbhits)
 
+    def _note_stability(self, previous: SearchResult, best: RootMove, depth: int) -> None:
+        """Tracks how unsettled the root is, for the time it may take (see timeman.soft_scale)."""
+        self.best_move_changes /= 2
+        if depth > 1 and best.move != previous.best_move:
+            self.best_move_changes += 1
+        unknown = is_mate_score(previous.score) or is_mate_score(best.score) or depth < 4
+        self.score_drop = 0 if unknown else max(0, previous.score - best.score)
+
+    def _soft_limit(self) -> float:
+        """The soft deadline, stretched or shrunk by the root's stability under a clock."""
+        if self.flexible_from is None:
+            return self.soft_deadline
+        span = (self.soft_deadline - self.flexible_from) * soft_scale(self.best_move_changes,
+                                                                       self.score_drop)
+        return self.flexible_from + span
+
     def _iteration_limit_reached(self, limits: Limits, result: SearchResult, depth: int) -> bool:
         if self.stop_event.is_set():
             return True
         if limits.mate is not None and result.score >= MATE_BOUND:
             if (MATE - result.score + 1) // 2 <= limits.mate:
                 return True
-        if self.soft_deadline is not None and time.perf_counter() >= self.soft_deadline:
+        if self.soft_deadline is not None and time.perf_counter() >= self._soft_limit():
             return True
         # A forced mate found and proven to this depth will not change with more depth.
         if is_mate_score(result.score) and depth >= 2 * (MATE - abs(result.score)) + 2 \

@@ -2,7 +2,8 @@
 
 The search gets two deadlines: a soft one (do not start another iteration after it) and a hard
 one (abort the iteration in progress and play the best move found so far). Both are in seconds
-from the moment the clock starts for us (the `go`, or the `ponderhit` when pondering).
+from the moment the clock starts for us (the `go`, or the `ponderhit` when pondering). Under a
+clock the soft one stretches or shrinks with how settled the search is (`soft_scale`).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ class Limits:
 class TimeBudget:
     soft: float | None  # seconds; None: no time limit
     hard: float | None
+    flexible: bool = False  # the soft limit may be scaled by `soft_scale` (clock games only)
 
 
 # Python cannot start answering faster than this after a deadline: each node takes tens of
@@ -75,4 +77,17 @@ def budget(limits: Limits, turn: chess.Color, move_overhead_ms: int) -> TimeBudg
     # The last move before a time control may use much of what is left, never all of it.
     hard = min(share * 4, remaining * (0.7 if moves_to_go == 1 else 0.3))
     soft = min(share * 0.7, hard)
-    return TimeBudget(max(0.001, soft), max(0.002, hard))
+    return TimeBudget(max(0.001, soft), max(0.002, hard), flexible=True)
+
+
+def soft_scale(best_move_changes: float, score_drop: int) -> float:
+    """The factor on the soft limit after an iteration: below 1 while the best move stays put,
+    up to 2.5 while it keeps changing or the score is falling (the hard limit still caps it).
+
+    ``best_move_changes`` counts changes of the best move, halved at every iteration, so recent
+    ones weigh most; ``score_drop`` is how many centipawns the score fell in the last iteration.
+    """
+    scale = 0.6 + 0.8 * best_move_changes
+    if score_drop > 15:
+        scale *= 1.0 + min(score_drop, 150) / 150
+    return min(scale, 2.5)

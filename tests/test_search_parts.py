@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from engine.movepick import (OrderingTables, captures, captures_and_promotions, ordered_moves,
                              quiet_move_gives_check)
 from engine.search import Search, fixed_depth_search, position_key
-from engine.timeman import Limits, budget
+from engine.timeman import Limits, budget, soft_scale
 from engine.tt import EXACT, LOWER, MATE, UPPER, TranspositionTable, score_from_tt, score_to_tt
 
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
@@ -212,6 +212,20 @@ def test_movetime_and_infinite_budgets():
     assert 0.9 < b.hard <= 1.0 and b.soft == b.hard
     assert budget(Limits(infinite=True), chess.WHITE, 30).hard is None
     assert budget(Limits(depth=5), chess.WHITE, 30).hard is None
+
+
+def test_soft_limit_shrinks_when_settled_and_stretches_when_the_best_move_changes_or_score_falls():
+    settled = soft_scale(0.0, 0)
+    assert settled < 1
+    assert soft_scale(1.0, 0) > settled
+    assert soft_scale(2.0, 0) > soft_scale(1.0, 0)
+    assert soft_scale(0.0, 80) > settled
+    assert soft_scale(10.0, 500) == 2.5  # capped: the hard limit is the real bound
+
+
+def test_only_clock_budgets_are_flexible():
+    assert budget(Limits(wtime=60000, btime=60000), chess.WHITE, 30).flexible
+    assert not budget(Limits(movetime=1000), chess.WHITE, 30).flexible
 
 
 def test_movestogo_one_may_use_most_of_the_clock_but_not_all():
