@@ -19,6 +19,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from engine import bitboards  # noqa: E402
 from engine import evaluate as ev  # noqa: E402
 
 POSITIONS = [
@@ -40,18 +41,19 @@ PUSH_POP_REPS = 20000
 
 @contextmanager
 def interpreted():
-    """Swap every numba function of engine.evaluate for its Python original, so
-    that the kernel and all the helpers it calls run in the interpreter."""
-    saved = {name: obj for name, obj in vars(ev).items() if hasattr(obj, "py_func")}
-    for name, obj in saved.items():
-        setattr(ev, name, obj.py_func)
+    """Swap every numba function of engine.evaluate and engine.bitboards for its Python
+    original, so that the kernel and all the helpers it calls run in the interpreter."""
+    saved = [(module, name, obj) for module in (ev, bitboards)
+             for name, obj in vars(module).items() if hasattr(obj, "py_func")]
+    for module, name, obj in saved:
+        setattr(module, name, obj.py_func)
     try:
         # The kernel is written to stay within uint64/int64: make any overflow loud.
         with np.errstate(all="raise"):
             yield
     finally:
-        for name, obj in saved.items():
-            setattr(ev, name, obj)
+        for module, name, obj in saved:
+            setattr(module, name, obj)
 
 
 def per_call_us(fn, reps: int) -> float:

@@ -40,9 +40,10 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"invalid FEN: {error}")
         print(perft_report(board, args.depth), end="")
     elif args.command == "warmup":
+        from engine import evaluate, movepick
         from engine.search import fixed_depth_search
-        from engine.evaluate import warm_up
 
-        warm_up()
+        evaluate.warm_up()
+        movepick.warm_up()
         fixed_depth_search(chess.Board(), 2)
     return 0

@@ -60,11 +60,12 @@ class Engine:
 
     def _load_search(self) -> None:
         try:
-            from engine.evaluate import warm_up
+            from engine import evaluate, movepick
             from engine.search import Search
             from engine.tt import TranspositionTable
 
-            warm_up()
+            evaluate.warm_up()
+            movepick.warm_up()
             self._search = Search(TranspositionTable(self.options["Hash"]))
         except Exception as error:  # reported on `isready`/`go`; the engine still answers
             self._load_error = f"{type(error).__name__}: {error}"

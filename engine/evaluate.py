@@ -18,12 +18,14 @@ fresh compile (edit the file, or set NUMBA_CACHE_DIR to an empty directory).
 
 from __future__ import annotations
 
-import threading
-
 import chess
 import numpy as np
 from numba import boolean, int64, njit, uint64
 from numba.types import UniTuple
+
+from engine.bitboards import (BISHOP_DIRS, FILE_BB, KING_ATTACKS, KNIGHT_ATTACKS, NOT_FILE_A,
+                              NOT_FILE_H, ROOK_DIRS, S7, S9, SQUARE_BB, U0, U1, bitboard_of,
+                              compile_kernel, flip, lsb, popcount, slider_attacks)
 
 # ---------------------------------------------------------------------------
 # Weights. Piece indices: 0 pawn, 1 knight, 2 bishop, 3 rook, 4 queen, 5 king.
@@ -243,167 +245,20 @@ TERM_NAMES = ("Material", "Piece-square", "Mobility", "Pawn structure",
 EVAL_LIMIT = 10000
 
 # ---------------------------------------------------------------------------
-# Bitboard tables and helpers. Everything is uint64 so that numba never mixes
-# signed and unsigned integers (which it would silently turn into float64).
+# Evaluation-specific bitboard tables (the shared ones are in engine.bitboards).
 # ---------------------------------------------------------------------------
 
-_U0 = np.uint64(0)
-_U1 = np.uint64(1)
-_M8 = np.uint64(0x00FF00FF00FF00FF)
-_M16 = np.uint64(0x0000FFFF0000FFFF)
-_M32 = np.uint64(0x00000000FFFFFFFF)
-_HI32 = np.uint64(0xFFFFFFFF00000000)
-_HI16 = np.uint64(0xFFFF0000)
-_HI8 = np.uint64(0xFF00)
-_HI4 = np.uint64(0xF0)
-_HI2 = np.uint64(0xC)
-_HI1 = np.uint64(0x2)
-_S2 = np.uint64(2)
-_S4 = np.uint64(4)
-_S7 = np.uint64(7)
-_S8 = np.uint64(8)
-_S9 = np.uint64(9)
-_S16 = np.uint64(16)
-_S32 = np.uint64(32)
-
-NOT_FILE_A = np.uint64(0xFEFEFEFEFEFEFEFE)
-NOT_FILE_H = np.uint64(0x7F7F7F7F7F7F7F7F)
-
-
-def _bb(squares) -> int:
-    result = 0
-    for sq in squares:
-        result |= 1 << sq
-    return result
-
-
-def _on_board(f: int, r: int) -> bool:
-    return 0 <= f < 8 and 0 <= r < 8
-
-
-def _leaper_table(deltas) -> np.ndarray:
-    return np.array([
-        _bb((r + dr) * 8 + f + df for df, dr in deltas if _on_board(f + df, r + dr))
-        for r in range(8) for f in range(8)
-    ], dtype=np.uint64)
-
-
-SQUARE_BB = np.array([1 << sq for sq in range(64)], dtype=np.uint64)
-FILE_BB = np.array([_bb(r * 8 + f for r in range(8)) for f in range(8)], dtype=np.uint64)
 ADJACENT_FILES_BB = np.array(
     [(int(FILE_BB[f - 1]) if f > 0 else 0) | (int(FILE_BB[f + 1]) if f < 7 else 0)
      for f in range(8)], dtype=np.uint64)
-KNIGHT_ATTACKS = _leaper_table([(1, 2), (2, 1), (2, -1), (1, -2),
-                                (-1, -2), (-2, -1), (-2, 1), (-1, 2)])
-KING_ATTACKS = _leaper_table([(1, 1), (1, 0), (1, -1), (0, -1),
-                              (-1, -1), (-1, 0), (-1, 1), (0, 1)])
 # Squares strictly ahead of a pawn on its own file / on its own and the
 # adjacent files (seen from the side playing up the board).
-FRONT_SPAN = np.array([_bb(rr * 8 + sq % 8 for rr in range(sq // 8 + 1, 8))
+FRONT_SPAN = np.array([bitboard_of(rr * 8 + sq % 8 for rr in range(sq // 8 + 1, 8))
                        for sq in range(64)], dtype=np.uint64)
 PASSED_SPAN = np.array([
-    _bb(rr * 8 + ff for rr in range(sq // 8 + 1, 8)
-        for ff in (sq % 8 - 1, sq % 8, sq % 8 + 1) if 0 <= ff < 8)
+    bitboard_of(rr * 8 + ff for rr in range(sq // 8 + 1, 8)
+                for ff in (sq % 8 - 1, sq % 8, sq % 8 + 1) if 0 <= ff < 8)
     for sq in range(64)], dtype=np.uint64)
-
-# Rays for the classical blocker approach: directions 0-3 go towards higher
-# square indices (the first blocker is the lowest set bit), 4-7 towards lower
-# ones (the first blocker is the highest set bit).
-_RAY_DIRECTIONS = [(0, 1), (1, 0), (1, 1), (-1, 1), (0, -1), (-1, 0), (-1, -1), (1, -1)]
-RAYS = np.zeros((8, 64), dtype=np.uint64)
-for _d, (_df, _dr) in enumerate(_RAY_DIRECTIONS):
-    for _sq in range(64):
-        _f, _r = _sq % 8 + _df, _sq // 8 + _dr
-        _squares = []
-        while _on_board(_f, _r):
-            _squares.append(_r * 8 + _f)
-            _f, _r = _f + _df, _r + _dr
-        RAYS[_d, _sq] = _bb(_squares)
-ROOK_DIRS = np.array([0, 1, 4, 5], dtype=np.int64)
-BISHOP_DIRS = np.array([2, 3, 6, 7], dtype=np.int64)
-
-
-@njit(cache=True, nogil=True)
-def _flip(x):
-    """Mirror a bitboard vertically (a1 <-> a8), i.e. swap its bytes."""
-    x = ((x >> _S8) & _M8) | ((x & _M8) << _S8)
-    x = ((x >> _S16) & _M16) | ((x & _M16) << _S16)
-    return (x >> _S32) | (x << _S32)
-
-
-# Bit scans by binary search rather than a de Bruijn multiply, so that the
-# interpreted `.py_func` (numpy scalars) never overflows.
-@njit(cache=True, nogil=True)
-def _lsb(x):
-    """Index of the lowest set bit of a non-zero bitboard."""
-    n = 0
-    if (x & _M32) == _U0:
-        n += 32
-        x >>= _S32
-    if (x & np.uint64(0xFFFF)) == _U0:
-        n += 16
-        x >>= _S16
-    if (x & np.uint64(0xFF)) == _U0:
-        n += 8
-        x >>= _S8
-    if (x & np.uint64(0xF)) == _U0:
-        n += 4
-        x >>= _S4
-    if (x & np.uint64(0x3)) == _U0:
-        n += 2
-        x >>= _S2
-    if (x & _U1) == _U0:
-        n += 1
-    return n
-
-
-@njit(cache=True, nogil=True)
-def _msb(x):
-    """Index of the highest set bit of a non-zero bitboard."""
-    n = 0
-    if x & _HI32:
-        n += 32
-        x >>= _S32
-    if x & _HI16:
-        n += 16
-        x >>= _S16
-    if x & _HI8:
-        n += 8
-        x >>= _S8
-    if x & _HI4:
-        n += 4
-        x >>= _S4
-    if x & _HI2:
-        n += 2
-        x >>= _S2
-    if x & _HI1:
-        n += 1
-    return n
-
-
-@njit(cache=True, nogil=True)
-def _popcount(x):
-    # Kernighan's loop: LLVM turns it into a popcnt instruction.
-    n = 0
-    while x:
-        x &= x - _U1
-        n += 1
-    return n
-
-
-@njit(cache=True, nogil=True)
-def _slider_attacks(sq, occ, dirs):
-    attacks = _U0
-    for i in range(4):
-        d = dirs[i]
-        ray = RAYS[d, sq]
-        blockers = ray & occ
-        if blockers:
-            stop = _lsb(blockers) if d < 4 else _msb(blockers)
-            ray ^= RAYS[d, stop]
-        attacks |= ray
-    return attacks
-
 
 @njit(cache=True, nogil=True)
 def _distance(a, b):
@@ -438,8 +293,8 @@ def _side_terms(c, us, them, terms):
     for pt in range(6):
         bb = us[pt]
         while bb:
-            sq = _lsb(bb)
-            bb &= bb - _U1
+            sq = lsb(bb)
+            bb &= bb - U1
             mat_mg += PIECE_VALUE_MG[pt]
             mat_eg += PIECE_VALUE_EG[pt]
             pst_mg += PST_MG[pt, sq]
@@ -449,14 +304,14 @@ def _side_terms(c, us, them, terms):
     terms[T_PST, c, 0] += pst_mg
     terms[T_PST, c, 1] += pst_eg
 
-    our_pawn_attacks = ((p << _S9) & NOT_FILE_A) | ((p << _S7) & NOT_FILE_H)
-    their_pawn_attacks = ((tp >> _S7) & NOT_FILE_A) | ((tp >> _S9) & NOT_FILE_H)
-    king_sq = _lsb(k) if k else -1
-    their_king_sq = _lsb(tk) if tk else -1
+    our_pawn_attacks = ((p << S9) & NOT_FILE_A) | ((p << S7) & NOT_FILE_H)
+    their_pawn_attacks = ((tp >> S7) & NOT_FILE_A) | ((tp >> S9) & NOT_FILE_H)
+    king_sq = lsb(k) if k else -1
+    their_king_sq = lsb(tk) if tk else -1
 
     # Mobility, collecting attacks on the enemy king zone on the way.
     mobility_area = ~occ_us & ~their_pawn_attacks
-    zone = _U0
+    zone = U0
     if their_king_sq >= 0:
         zone = KING_ATTACKS[their_king_sq] | SQUARE_BB[their_king_sq]
     attack_units = 0
@@ -466,24 +321,24 @@ def _side_terms(c, us, them, terms):
     for pt in range(1, 5):
         bb = us[pt]
         while bb:
-            sq = _lsb(bb)
-            bb &= bb - _U1
+            sq = lsb(bb)
+            bb &= bb - U1
             if pt == 1:
                 att = KNIGHT_ATTACKS[sq]
             elif pt == 2:
-                att = _slider_attacks(sq, occ, BISHOP_DIRS)
+                att = slider_attacks(sq, occ, BISHOP_DIRS)
             elif pt == 3:
-                att = _slider_attacks(sq, occ, ROOK_DIRS)
+                att = slider_attacks(sq, occ, ROOK_DIRS)
             else:
-                att = (_slider_attacks(sq, occ, BISHOP_DIRS)
-                       | _slider_attacks(sq, occ, ROOK_DIRS))
-            cnt = _popcount(att & mobility_area) - MOBILITY_CENTER[pt]
+                att = (slider_attacks(sq, occ, BISHOP_DIRS)
+                       | slider_attacks(sq, occ, ROOK_DIRS))
+            cnt = popcount(att & mobility_area) - MOBILITY_CENTER[pt]
             mob_mg += MOBILITY_MG[pt] * cnt
             mob_eg += MOBILITY_EG[pt] * cnt
             hits = att & zone
             if hits:
                 attackers += 1
-                attack_units += KING_ATTACK_WEIGHT[pt] * _popcount(hits)
+                attack_units += KING_ATTACK_WEIGHT[pt] * popcount(hits)
     terms[T_MOBILITY, c, 0] += mob_mg
     terms[T_MOBILITY, c, 1] += mob_eg
 
@@ -518,14 +373,14 @@ def _side_terms(c, us, them, terms):
     for f in range(8):
         on_file = p & FILE_BB[f]
         if on_file:
-            cnt = _popcount(on_file)
+            cnt = popcount(on_file)
             if cnt > 1:
                 ps_mg -= DOUBLED_MG * (cnt - 1)
                 ps_eg -= DOUBLED_EG * (cnt - 1)
             if not (p & ADJACENT_FILES_BB[f]):
                 ps_mg -= ISOLATED_MG * cnt
                 ps_eg -= ISOLATED_EG * cnt
-    supported = _popcount(p & our_pawn_attacks)
+    supported = popcount(p & our_pawn_attacks)
     ps_mg += SUPPORTED_MG * supported
     ps_eg += SUPPORTED_EG * supported
     terms[T_PAWNS, c, 0] += ps_mg
@@ -536,8 +391,8 @@ def _side_terms(c, us, them, terms):
     pp_eg = 0
     bb = p
     while bb:
-        sq = _lsb(bb)
-        bb &= bb - _U1
+        sq = lsb(bb)
+        bb &= bb - U1
         if (tp & PASSED_SPAN[sq]) or (p & FRONT_SPAN[sq]):
             continue
         rank = sq >> 3
@@ -551,7 +406,7 @@ def _side_terms(c, us, them, terms):
     terms[T_PASSED, c, 0] += pp_mg
     terms[T_PASSED, c, 1] += pp_eg
 
-    if b and (b & (b - _U1)):
+    if b and (b & (b - U1)):
         terms[T_BISHOP_PAIR, c, 0] += BISHOP_PAIR_MG
         terms[T_BISHOP_PAIR, c, 1] += BISHOP_PAIR_EG
 
@@ -560,8 +415,8 @@ def _side_terms(c, us, them, terms):
     rk_eg = 0
     bb = r
     while bb:
-        sq = _lsb(bb)
-        bb &= bb - _U1
+        sq = lsb(bb)
+        bb &= bb - U1
         file_bb = FILE_BB[sq & 7]
         if not (p & file_bb):
             if tp & file_bb:
@@ -576,8 +431,8 @@ def _side_terms(c, us, them, terms):
 
 @njit(cache=True, nogil=True)
 def _flip_all(pieces):
-    return (_flip(pieces[0]), _flip(pieces[1]), _flip(pieces[2]),
-            _flip(pieces[3]), _flip(pieces[4]), _flip(pieces[5]))
+    return (flip(pieces[0]), flip(pieces[1]), flip(pieces[2]),
+            flip(pieces[3]), flip(pieces[4]), flip(pieces[5]))
 
 
 @njit(cache=True, nogil=True)
@@ -594,7 +449,7 @@ def _fill_terms(pawns, knights, bishops, rooks, queens, kings, white, black,
 
     phase = 0
     for pt in range(1, 5):
-        phase += _popcount(w[pt] | bl[pt]) * PHASE_WEIGHT[pt]
+        phase += popcount(w[pt] | bl[pt]) * PHASE_WEIGHT[pt]
 
     stm = 0 if white_to_move else 1
     terms[T_TEMPO, stm, 0] += TEMPO_MG
@@ -656,26 +511,15 @@ def _report_kernel(pawns, knights, bishops, rooks, queens, kings, white, black,
 
 
 # The kernels are compiled (or loaded from numba's cache) on first use rather
-# than at import, so that importing the engine stays instant and warm_up() can
-# do the work in a background thread.
-_compile_lock = threading.Lock()
-
-
-def _compile(dispatcher, signature) -> None:
-    with _compile_lock:
-        if not dispatcher.signatures:
-            dispatcher.compile(signature)
-            dispatcher.disable_compile()
-
-
+# than at import, so that warm_up() can do the work in a background thread.
 def _compile_evaluate_kernel() -> None:
     global _kernel
-    _compile(_evaluate_kernel, _EVALUATE_SIGNATURE)
+    compile_kernel(_evaluate_kernel, _EVALUATE_SIGNATURE)
     _kernel = _evaluate_kernel
 
 
 def _compile_report_kernel() -> None:
-    _compile(_report_kernel, _REPORT_SIGNATURE)
+    compile_kernel(_report_kernel, _REPORT_SIGNATURE)
 
 
 def _compile_then_evaluate(*args) -> int:

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.movepick import (OrderingTables, captures, captures_and_promotions, ordered_moves,
-                             quiet_move_gives_check)
+from engine.movepick import (PIECE_VALUE, OrderingTables, captures, captures_and_promotions,
+                             ordered_moves, quiet_move_gives_check)
 from engine.search import Search, fixed_depth_search, position_key
 from engine.timeman import Limits, budget, soft_scale
 from engine.tt import EXACT, LOWER, MATE, UPPER, TranspositionTable, score_from_tt, score_to_tt
@@ -160,6 +160,25 @@ def test_lazy_captures_are_every_legal_capture_and_promotion_in_mvv_lva_order(se
         plain = [(victim, attacker) for move, victim, attacker in produced if move.promotion is None]
         for (victim, attacker), (next_victim, next_attacker) in zip(plain, plain[1:]):
             assert victim > next_victim or (victim == next_victim and attacker <= next_attacker)
+
+
+@pytest.mark.parametrize("fen", [
+    "8/8/8/K2pP2r/8/8/8/7k w - d6 0 1",  # en passant would expose the king along the rank
+    "8/8/8/3pP3/8/8/8/k3K3 w - d6 0 1",  # en passant allowed
+    "4k3/8/8/6n1/1q6/8/3B4/4K3 w - - 0 1",  # a pinned bishop may take its pinner only
+    "4k3/8/8/8/8/2n5/3r4/4K3 w - - 0 1",  # the king may not take a defended rook
+    "r3k2r/1P6/8/8/8/8/8/R3K2R w KQkq - 0 1",  # captures with promotion, castling rooks
+])
+def test_captures_respect_pins_en_passant_and_defended_squares(fen):
+    board = chess.Board(fen)
+    produced = [(move.uci(), victim, attacker) for move, victim, attacker in captures(board)]
+    expected = sorted(m.uci() for m in board.legal_moves if board.is_capture(m) or m.promotion)
+    assert sorted(uci for uci, _, _ in produced) == expected
+    for uci, victim, attacker in produced:
+        move = chess.Move.from_uci(uci)
+        victim_type = board.piece_type_at(move.to_square) or (chess.PAWN if not move.promotion else 0)
+        attacker_type = board.piece_type_at(move.from_square)
+        assert (victim, attacker) == (PIECE_VALUE[victim_type], PIECE_VALUE[attacker_type])
 
 
 def test_lazy_captures_put_queen_promotions_first_and_under_promotions_last():

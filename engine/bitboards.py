@@ -1,0 +1,177 @@
+"""Bitboard tables and numba primitives shared by the evaluation and the move picker.
+
+Everything is uint64 so that numba never mixes signed and unsigned integers (which it would
+silently turn into float64). Squares run a1 = 0 ... h8 = 63, as in python-chess.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import chess
+import numpy as np
+from numba import njit
+
+U0 = np.uint64(0)
+U1 = np.uint64(1)
+M8 = np.uint64(0x00FF00FF00FF00FF)
+M16 = np.uint64(0x0000FFFF0000FFFF)
+M32 = np.uint64(0x00000000FFFFFFFF)
+HI32 = np.uint64(0xFFFFFFFF00000000)
+HI16 = np.uint64(0xFFFF0000)
+HI8 = np.uint64(0xFF00)
+HI4 = np.uint64(0xF0)
+HI2 = np.uint64(0xC)
+HI1 = np.uint64(0x2)
+S2 = np.uint64(2)
+S4 = np.uint64(4)
+S7 = np.uint64(7)
+S8 = np.uint64(8)
+S9 = np.uint64(9)
+S16 = np.uint64(16)
+S32 = np.uint64(32)
+
+NOT_FILE_A = np.uint64(0xFEFEFEFEFEFEFEFE)
+NOT_FILE_H = np.uint64(0x7F7F7F7F7F7F7F7F)
+
+
+def bitboard_of(squares) -> int:
+    result = 0
+    for sq in squares:
+        result |= 1 << sq
+    return result
+
+
+def on_board(f: int, r: int) -> bool:
+    return 0 <= f < 8 and 0 <= r < 8
+
+
+def leaper_table(deltas) -> np.ndarray:
+    return np.array([
+        bitboard_of((r + dr) * 8 + f + df for df, dr in deltas if on_board(f + df, r + dr))
+        for r in range(8) for f in range(8)
+    ], dtype=np.uint64)
+
+
+SQUARE_BB = np.array([1 << sq for sq in range(64)], dtype=np.uint64)
+FILE_BB = np.array([bitboard_of(r * 8 + f for r in range(8)) for f in range(8)], dtype=np.uint64)
+KNIGHT_ATTACKS = leaper_table([(1, 2), (2, 1), (2, -1), (1, -2),
+                               (-1, -2), (-2, -1), (-2, 1), (-1, 2)])
+KING_ATTACKS = leaper_table([(1, 1), (1, 0), (1, -1), (0, -1),
+                             (-1, -1), (-1, 0), (-1, 1), (0, 1)])
+
+# PAWN_ATTACKS[colour, sq]: the squares a pawn of that colour (0 Black, 1 White) on sq attacks.
+PAWN_ATTACKS = np.array([[int(chess.BB_PAWN_ATTACKS[colour][sq]) for sq in range(64)]
+                         for colour in (chess.BLACK, chess.WHITE)], dtype=np.uint64)
+
+# Rays for the classical blocker approach: directions 0-3 go towards higher
+# square indices (the first blocker is the lowest set bit), 4-7 towards lower
+# ones (the first blocker is the highest set bit).
+_RAY_DIRECTIONS = [(0, 1), (1, 0), (1, 1), (-1, 1), (0, -1), (-1, 0), (-1, -1), (1, -1)]
+RAYS = np.zeros((8, 64), dtype=np.uint64)
+for _d, (_df, _dr) in enumerate(_RAY_DIRECTIONS):
+    for _sq in range(64):
+        _f, _r = _sq % 8 + _df, _sq // 8 + _dr
+        _squares = []
+        while on_board(_f, _r):
+            _squares.append(_r * 8 + _f)
+            _f, _r = _f + _df, _r + _dr
+        RAYS[_d, _sq] = bitboard_of(_squares)
+ROOK_DIRS = np.array([0, 1, 4, 5], dtype=np.int64)
+BISHOP_DIRS = np.array([2, 3, 6, 7], dtype=np.int64)
+
+
+@njit(cache=True, nogil=True)
+def flip(x):
+    """Mirror a bitboard vertically (a1 <-> a8), i.e. swap its bytes."""
+    x = ((x >> S8) & M8) | ((x & M8) << S8)
+    x = ((x >> S16) & M16) | ((x & M16) << S16)
+    return (x >> S32) | (x << S32)
+
+
+# Bit scans by binary search rather than a de Bruijn multiply, so that the
+# interpreted `.py_func` (numpy scalars) never overflows.
+@njit(cache=True, nogil=True)
+def lsb(x):
+    """Index of the lowest set bit of a non-zero bitboard."""
+    n = 0
+    if (x & M32) == U0:
+        n += 32
+        x >>= S32
+    if (x & np.uint64(0xFFFF)) == U0:
+        n += 16
+        x >>= S16
+    if (x & np.uint64(0xFF)) == U0:
+        n += 8
+        x >>= S8
+    if (x & np.uint64(0xF)) == U0:
+        n += 4
+        x >>= S4
+    if (x & np.uint64(0x3)) == U0:
+        n += 2
+        x >>= S2
+    if (x & U1) == U0:
+        n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def msb(x):
+    """Index of the highest set bit of a non-zero bitboard."""
+    n = 0
+    if x & HI32:
+        n += 32
+        x >>= S32
+    if x & HI16:
+        n += 16
+        x >>= S16
+    if x & HI8:
+        n += 8
+        x >>= S8
+    if x & HI4:
+        n += 4
+        x >>= S4
+    if x & HI2:
+        n += 2
+        x >>= S2
+    if x & HI1:
+        n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def popcount(x):
+    # Kernighan's loop: LLVM turns it into a popcnt instruction.
+    n = 0
+    while x:
+        x &= x - U1
+        n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def slider_attacks(sq, occ, dirs):
+    attacks = U0
+    for i in range(4):
+        d = dirs[i]
+        ray = RAYS[d, sq]
+        blockers = ray & occ
+        if blockers:
+            stop = lsb(blockers) if d < 4 else msb(blockers)
+            ray ^= RAYS[d, stop]
+        attacks |= ray
+    return attacks
+
+
+# Kernels are compiled (or loaded from numba's on-disk cache) for one explicit signature on first
+# use rather than at import, so that importing the engine stays instant; with compilation then
+# disabled, numba can never build a second specialisation for other argument types.
+_compile_lock = threading.Lock()
+
+
+def compile_kernel(dispatcher, signature) -> None:
+    """Compiles ``dispatcher`` for ``signature`` once (thread-safe), then freezes it."""
+    with _compile_lock:
+        if not dispatcher.signatures:
+            dispatcher.compile(signature)
+            dispatcher.disable_compile()
