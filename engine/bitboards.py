@@ -64,6 +64,13 @@ KING_ATTACKS = leaper_table([(1, 1), (1, 0), (1, -1), (0, -1),
 PAWN_ATTACKS = np.array([[int(chess.BB_PAWN_ATTACKS[colour][sq]) for sq in range(64)]
                          for colour in (chess.BLACK, chess.WHITE)], dtype=np.uint64)
 
+# LINE[a, b]: the whole line (rank, file or diagonal) through two aligned squares, else empty.
+LINE = np.array([[int(chess.BB_RAYS[a][b]) for b in range(64)] for a in range(64)], dtype=np.uint64)
+RANK_3 = np.uint64(chess.BB_RANK_3)
+RANK_6 = np.uint64(chess.BB_RANK_6)
+# SEVENTH_RANK[colour]: where that colour's pawns promote from (0 Black, 1 White).
+SEVENTH_RANK = np.array([chess.BB_RANK_2, chess.BB_RANK_7], dtype=np.uint64)
+
 # Rays for the classical blocker approach: directions 0-3 go towards higher
 # square indices (the first blocker is the lowest set bit), 4-7 towards lower
 # ones (the first blocker is the highest set bit).
@@ -161,6 +168,17 @@ def slider_attacks(sq, occ, dirs):
             ray ^= RAYS[d, stop]
         attacks |= ray
     return attacks
+
+
+@njit(cache=True, nogil=True)
+def attacked_by(square, occupied, pawns, knights, bishops, rooks, queens, kings, attackers,
+                defender_white):
+    """Whether any of the ``attackers`` pieces attacks ``square`` given ``occupied``."""
+    defender = 1 if defender_white else 0
+    return ((KNIGHT_ATTACKS[square] & knights) | (KING_ATTACKS[square] & kings)
+            | (PAWN_ATTACKS[defender, square] & pawns)
+            | (slider_attacks(square, occupied, BISHOP_DIRS) & (bishops | queens))
+            | (slider_attacks(square, occupied, ROOK_DIRS) & (rooks | queens))) & attackers != U0
 
 
 # Kernels are compiled (or loaded from numba's on-disk cache) for one explicit signature on first

@@ -24,9 +24,11 @@ from typing import Iterator
 import chess
 import numpy as np
 from numba import boolean, int64, njit, uint64
+from numba.types import Tuple
 
-from engine.bitboards import (BISHOP_DIRS, KING_ATTACKS, KNIGHT_ATTACKS, PAWN_ATTACKS, ROOK_DIRS,
-                              SQUARE_BB, compile_kernel, msb, slider_attacks)
+from engine.bitboards import (BISHOP_DIRS, KING_ATTACKS, KNIGHT_ATTACKS, LINE, PAWN_ATTACKS, RANK_3,
+                              RANK_6, ROOK_DIRS, S8, SEVENTH_RANK, SQUARE_BB, attacked_by,
+                              compile_kernel, msb, slider_attacks)
 
 # Piece values for ordering and pruning decisions (indexed by python-chess piece type).
 PIECE_VALUE = (0, 100, 320, 330, 500, 950, 20000)
@@ -215,18 +217,34 @@ def ordered_moves(board: chess.Board, hash_move: chess.Move | None, tables: Orde
             yield killer
 
     history = tables.history[us]
-    not_captures = chess.BB_ALL & ~board.occupied_co[not us]
-    scored = []
-    for move in board.generate_legal_moves(chess.BB_ALL, not_captures):
-        index = move.from_square << 6 | move.to_square
-        if index not in done and move.promotion is None:
-            scored.append((history[index], move))
-    if board.ep_square is not None:
-        # En passant lands on an empty square, so the mask above lets it through: it was a capture.
-        scored = [pair for pair in scored if not board.is_en_passant(pair[1])]
+    scored = [(history[index], index) for index in quiet_move_indices(board, in_check)
+              if index not in done]
     scored.sort(key=itemgetter(0), reverse=True)
-    for _, move in scored:
-        yield move
+    for _, index in scored:
+        yield chess.Move(index >> 6, index & 63)
+
+
+def quiet_move_indices(board: chess.Board, in_check: bool) -> list[int]:
+    """The legal quiet moves (no capture, no promotion) as ``from << 6 | to`` indices.
+
+    Out of check they come from `_quiet_kernel` (castling from python-chess), in python-chess's
+    own order; in check from python-chess's evasions, which are few.
+    """
+    us = board.turn
+    king = board.king(us)
+    if in_check or king is None:
+        not_captures = chess.BB_ALL & ~board.occupied_co[not us]
+        return [move.from_square << 6 | move.to_square
+                for move in board.generate_legal_moves(chess.BB_ALL, not_captures)
+                if move.promotion is None and not board.is_en_passant(move)]
+    codes, piece_moves = _quiet_kernel(board.pawns, board.knights, board.bishops, board.rooks,
+                                       board.queens, board.kings, board.occupied_co[us], us, king,
+                                       board._slider_blockers(king))
+    indices = codes.tolist()
+    if board.castling_rights & board.occupied_co[us]:
+        indices[piece_moves:piece_moves] = [move.from_square << 6 | move.to_square
+                                            for move in board.generate_castling_moves()]
+    return indices
 
 
 # ---------------------------------------------------------------------- the capture kernel
@@ -315,6 +333,92 @@ def _compile_then_capture(*args) -> np.ndarray:
 _capture_kernel = _compile_then_capture
 
 
+# ---------------------------------------------------------------------- the quiet-move kernel
+
+_QUIET_SIGNATURE = Tuple((int64[::1], int64))(uint64, uint64, uint64, uint64, uint64, uint64,
+                                              uint64, boolean, int64, uint64)
+
+
+@njit(cache=True, nogil=True)
+def _quiet_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, white, king, pinned):
+    """Legal quiet moves, but castling, of a side not in check, as ``origin << 6 | target``,
+    in python-chess's order: piece moves by origin and target from h8 down, then single and
+    double pawn pushes. Also returns how many piece moves come first (castling follows them).
+    ``pinned`` are our pieces that may move only along the line through our king."""
+    out = np.empty(256, dtype=np.int64)
+    n = 0
+    occupied = pawns | knights | bishops | rooks | queens | kings
+    empty = ~occupied
+    theirs = occupied & ~ours
+    king_bb = SQUARE_BB[king]
+    pieces = ours & ~pawns
+    while pieces:
+        origin = msb(pieces)
+        bit = SQUARE_BB[origin]
+        pieces ^= bit
+        if bit & knights:
+            targets = KNIGHT_ATTACKS[origin]
+        elif bit & bishops:
+            targets = slider_attacks(origin, occupied, BISHOP_DIRS)
+        elif bit & rooks:
+            targets = slider_attacks(origin, occupied, ROOK_DIRS)
+        elif bit & queens:
+            targets = (slider_attacks(origin, occupied, BISHOP_DIRS)
+                       | slider_attacks(origin, occupied, ROOK_DIRS))
+        else:
+            targets = KING_ATTACKS[origin]
+        targets &= empty
+        while targets:
+            target = msb(targets)
+            targets ^= SQUARE_BB[target]
+            if bit & kings:
+                # Not in check, so no slider sees through the king's own square: the board as it
+                # stands tells whether the target is attacked.
+                if attacked_by(target, occupied, pawns, knights, bishops, rooks, queens, kings,
+                               theirs, white):
+                    continue
+            elif bit & pinned and not LINE[origin, target] & king_bb:
+                continue
+            out[n] = origin << 6 | target
+            n += 1
+    piece_moves = n
+    movers = pawns & ours & ~SEVENTH_RANK[1 if white else 0]
+    if white:
+        single = (movers << S8) & empty
+        double = ((single & RANK_3) << S8) & empty
+        step = 8
+    else:
+        single = (movers >> S8) & empty
+        double = ((single & RANK_6) >> S8) & empty
+        step = -8
+    for distance in (step, 2 * step):
+        pushes = single if distance == step else double
+        while pushes:
+            target = msb(pushes)
+            pushes ^= SQUARE_BB[target]
+            origin = target - distance
+            if SQUARE_BB[origin] & pinned and not LINE[origin, target] & king_bb:
+                continue
+            out[n] = origin << 6 | target
+            n += 1
+    return out[:n], piece_moves
+
+
+def _compile_quiet_kernel() -> None:
+    global _quiet_kernel
+    compile_kernel(_quiet_kernel_impl, _QUIET_SIGNATURE)
+    _quiet_kernel = _quiet_kernel_impl
+
+
+def _compile_then_quiet(*args) -> tuple[np.ndarray, int]:
+    _compile_quiet_kernel()
+    return _quiet_kernel_impl(*args)
+
+
+_quiet_kernel = _compile_then_quiet
+
+
 def warm_up() -> None:
-    """Compiles (or loads from numba's cache) the capture kernel."""
+    """Compiles (or loads from numba's cache) the move kernels."""
     _compile_capture_kernel()
+    _compile_quiet_kernel()

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.movepick import (PIECE_VALUE, OrderingTables, captures, captures_and_promotions,
-                             ordered_moves, quiet_move_gives_check)
+                             ordered_moves, quiet_move_gives_check, quiet_move_indices)
 from engine.search import Search, fixed_depth_search, position_key
 from engine.timeman import Limits, budget, soft_scale
 from engine.tt import EXACT, LOWER, MATE, UPPER, TranspositionTable, score_from_tt, score_to_tt
@@ -129,6 +129,28 @@ def test_ordered_moves_yields_every_legal_move_exactly_once(seed, plies):
     assert sorted(m.uci() for m in produced) == sorted(m.uci() for m in legal)
     if hash_move in legal:
         assert produced[0] == hash_move
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 10**6), st.integers(0, 120))
+def test_quiet_moves_are_python_chess_legal_quiet_moves_in_its_order(seed, plies):
+    board = random_board(seed, plies)
+    expected = [m.from_square << 6 | m.to_square for m in board.legal_moves
+                if not board.is_capture(m) and m.promotion is None]
+    assert quiet_move_indices(board, board.is_check()) == expected, board.fen()
+
+
+@pytest.mark.parametrize("fen", [
+    "4k3/8/8/8/1q6/8/3B4/4K3 w - - 0 1",  # the pinned bishop may move along the pin only
+    "4k3/4r3/8/8/8/8/4P3/4K3 w - - 0 1",  # the pinned pawn may still advance
+    "4k3/8/8/8/8/3p4/8/R3K2R w KQ - 0 1",  # castling, and king squares the pawn guards
+    "r3k2r/8/8/8/8/8/8/4K3 b kq - 0 1",
+])
+def test_quiet_moves_respect_pins_guarded_squares_and_castling(fen):
+    board = chess.Board(fen)
+    expected = sorted(m.uci() for m in board.legal_moves if not board.is_capture(m) and not m.promotion)
+    produced = sorted(chess.Move(i >> 6, i & 63).uci() for i in quiet_move_indices(board, False))
+    assert produced == expected
 
 
 @settings(max_examples=80, deadline=None)
