@@ -18,7 +18,7 @@ import chess
 
 from engine.evaluate import evaluate
 from engine.tablebase import wdl_to_score
-from engine.movepick import OrderingTables, captures, ordered_moves, quiet_move_gives_check
+from engine.movepick import OrderingTables, QuietCheckTest, captures, ordered_moves
 from engine.timeman import Limits, TimeBudget, soft_scale
 from engine.tt import EXACT, LOWER, MATE, MATE_BOUND, MAX_PLY, UPPER, TranspositionTable, score_from_tt, score_to_tt
 
@@ -322,15 +322,18 @@ class Search:
         futile = (not is_pv and not in_check and depth <= 2
                   and static_eval + FUTILITY_MARGIN[depth] <= alpha)
         late_moves_prunable = not is_pv and not in_check and depth < len(LATE_MOVE_COUNT)
+        checks_king = None  # a QuietCheckTest, built for the first move that might be pruned
         for move in ordered_moves(board, hash_move, self.tables, ply, in_check):
             is_quiet = move.promotion is None and not board.is_capture(move)
             # Futility pruning: a quiet move cannot lift a hopeless static score near the leaves.
             # Late-move pruning: near the leaves, quiet moves ordered last rarely matter.
             # Checks are never pruned; the test runs before the move is made, so pruning is cheap.
             if is_quiet and moves_searched > 0 and (
-                    futile or (late_moves_prunable and moves_searched >= LATE_MOVE_COUNT[depth])) \
-                    and not quiet_move_gives_check(board, move):
-                continue
+                    futile or (late_moves_prunable and moves_searched >= LATE_MOVE_COUNT[depth])):
+                if checks_king is None:
+                    checks_king = QuietCheckTest(board)
+                if not checks_king(move):
+                    continue
             self._make(move)
             gives_check = self.checks[-1]
             if is_pv:

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.movepick import (PIECE_VALUE, OrderingTables, captures, captures_and_promotions,
-                             ordered_moves, quiet_move_gives_check, quiet_move_indices)
+                             QuietCheckTest, ordered_moves, quiet_move_indices)
 from engine.search import Search, fixed_depth_search, position_key
 from engine.timeman import Limits, budget, soft_scale
 from engine.tt import EXACT, LOWER, MATE, UPPER, TranspositionTable, score_from_tt, score_to_tt
@@ -155,19 +155,20 @@ def test_quiet_moves_respect_pins_guarded_squares_and_castling(fen):
 
 @settings(max_examples=80, deadline=None)
 @given(st.integers(0, 10**6), st.integers(0, 120))
-def test_quiet_move_gives_check_agrees_with_playing_the_move(seed, plies):
+def test_quiet_check_test_agrees_with_playing_the_move(seed, plies):
     board = random_board(seed, plies)
+    gives_check = QuietCheckTest(board)
     for move in board.legal_moves:
         if move.promotion is None and not board.is_capture(move):
-            assert quiet_move_gives_check(board, move) == board.gives_check(move), (board.fen(), move)
+            assert gives_check(move) == board.gives_check(move), (board.fen(), move)
 
 
-def test_quiet_move_gives_check_sees_discovered_and_castling_checks():
+def test_quiet_check_test_sees_discovered_and_castling_checks():
     discovered = chess.Board("4k3/8/8/8/4N3/8/8/4R1K1 w - - 0 1")
-    assert quiet_move_gives_check(discovered, chess.Move.from_uci("e4c5"))
+    assert QuietCheckTest(discovered)(chess.Move.from_uci("e4c5"))
     castling = chess.Board("5k2/8/8/8/8/8/8/4K2R w K - 0 1")
-    assert quiet_move_gives_check(castling, chess.Move.from_uci("e1g1"))
-    assert not quiet_move_gives_check(castling, chess.Move.from_uci("e1d1"))
+    assert QuietCheckTest(castling)(chess.Move.from_uci("e1g1"))
+    assert not QuietCheckTest(castling)(chess.Move.from_uci("e1d1"))
 
 
 @settings(max_examples=80, deadline=None)
