@@ -23,8 +23,8 @@ MATE = 32000
 MAX_PLY = 128
 MATE_BOUND = MATE - 2 * MAX_PLY  # scores beyond this are mate scores
 
-# Measured with tracemalloc on a full table (tests/test_tt.py checks it): the list slot (8 bytes),
-# the 6-tuple (96), the key (36), the move object (56) and slack.
+# Measured with tracemalloc on a full table (tests/test_search_parts.py checks it): the list slot
+# (8 bytes), the 6-tuple (96), the key (36), the move object (56) and slack.
 BYTES_PER_ENTRY = 200
 
 
