@@ -21,6 +21,7 @@ from engine.tablebase import wdl_to_score
 from engine.movepick import OrderingTables, QuietCheckTest, captures, ordered_moves
 from engine.timeman import Limits, TimeBudget, soft_scale
 from engine.tt import EXACT, LOWER, MATE, MATE_BOUND, MAX_PLY, UPPER, TranspositionTable, score_from_tt, score_to_tt
+from engine.zobrist import key_and_check, position_key
 
 INFINITY = MATE + 1
 MAX_DEPTH = 100
@@ -43,21 +44,6 @@ for _d in range(1, MAX_DEPTH + 2):
 
 class SearchAborted(Exception):
     """Raised inside the tree when a limit is hit or `stop` arrives; caught at the root."""
-
-
-def position_key(board: chess.Board) -> int:
-    """A 64-bit key of the position for the TT and repetition checks.
-
-    Built from ints only, so that it is the same in every run (``hash(None)`` is an address on
-    CPython 3.11, and python-chess's ``_transposition_key`` holds None without en passant).
-    The en passant square counts only when a capture there is legal, as in the FIDE rules.
-    """
-    ep = board.ep_square
-    if ep is not None and not board.has_legal_en_passant():
-        ep = None
-    return hash((board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
-                 board.occupied_co[chess.WHITE], board.castling_rights, board.turn,
-                 -1 if ep is None else ep)) & 0xFFFF_FFFF_FFFF_FFFF
 
 
 @dataclass
@@ -443,8 +429,9 @@ class Search:
         (does the move give check?) and the child (am I in check?) both read it."""
         board = self.board
         board.push(move)
-        self.keys.append(position_key(board))
-        self.checks.append(board.is_check())
+        key, in_check = key_and_check(board)
+        self.keys.append(key)
+        self.checks.append(in_check)
 
     def _make_null(self) -> None:
         self.board.push(chess.Move.null())

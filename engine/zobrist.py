@@ -1,0 +1,103 @@
+"""Zobrist keys of positions, for the transposition table and repetition detection.
+
+The key XORs one 64-bit random number per (piece, square), castling right, en passant file and
+side to move: Polyglot's 781 numbers (python-chess's ``POLYGLOT_RANDOM_ARRAY``), so keys are the
+same in every run and agree with ``chess.polyglot.zobrist_hash`` except in one case: the en passant
+file counts only when an en passant capture is *legal* (as FIDE's repetition rule says), where
+Polyglot counts any pawn beside the pawn that moved. A numba kernel computes it over the bitboards
+and, in the same call, whether the side to move is in check: the search needs both after every
+move, and one kernel call costs less than the key plus python-chess's ``is_check``.
+"""
+
+from __future__ import annotations
+
+import chess
+import chess.polyglot
+import numpy as np
+from numba import njit
+from numba.core.types import Tuple, boolean, int64, uint64
+
+from engine.bitboards import U0, U1, attacked_by, compile_kernel, lsb
+
+RANDOM = np.array(chess.polyglot.POLYGLOT_RANDOM_ARRAY, dtype=np.uint64)
+_CASTLING = 768  # + 0..3: White kingside, White queenside, Black kingside, Black queenside
+_EN_PASSANT = 772  # + file
+_WHITE_TO_MOVE = 780
+
+_BACK_RANK = np.array([chess.BB_RANK_8, chess.BB_RANK_1], dtype=np.uint64)  # by colour: Black, White
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _xor_pieces(key, pieces, colour_index):
+    # Polyglot's piece index: (piece type - 1) * 2 + (1 for White, 0 for Black).
+    while pieces:
+        key ^= RANDOM[64 * colour_index + lsb(pieces)]
+        pieces &= pieces - U1
+    return key
+
+
+@njit(cache=True, nogil=True)
+def _key_kernel(pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move,
+                ep_file):
+    """(key, whether the side to move is in check)."""
+    key = U0
+    black = (pawns | knights | bishops | rooks | queens | kings) & ~white
+    boards = (pawns, knights, bishops, rooks, queens, kings)
+    for kind in range(6):
+        key = _xor_pieces(key, boards[kind] & black, 2 * kind)
+        key = _xor_pieces(key, boards[kind] & white, 2 * kind + 1)
+    # A right is kingside when its rook stands on the king's right, as in python-chess (this also
+    # covers Chess960 starting squares); no king on the back rank, no rights.
+    for colour in range(2):
+        rank = _BACK_RANK[1 - colour]
+        own = white if colour == 0 else black
+        king = kings & own & rank
+        rights = castling & rank
+        if king and rights:
+            if rights > king:
+                key ^= RANDOM[_CASTLING + 2 * colour]
+            if rights & (king - U1):
+                key ^= RANDOM[_CASTLING + 2 * colour + 1]
+    if ep_file >= 0:
+        key ^= RANDOM[_EN_PASSANT + ep_file]
+    if white_to_move:
+        key ^= RANDOM[_WHITE_TO_MOVE]
+    ours, theirs = (white, black) if white_to_move else (black, white)
+    king = kings & ours
+    in_check = king != U0 and attacked_by(lsb(king), white | black, pawns, knights, bishops, rooks,
+                                          queens, kings, theirs, white_to_move)
+    return key, in_check
+
+
+_KEY_SIGNATURE = Tuple((uint64, boolean))(uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean, int64)
+
+
+def _compile_then_key(*args) -> int:
+    warm_up()
+    return _key_kernel(*args)
+
+
+# position_key() looks this name up on every call; after compilation it is the dispatcher itself.
+_kernel = _compile_then_key
+
+
+def warm_up() -> None:
+    """Compiles (or loads from numba's cache) the key kernel."""
+    global _kernel
+    compile_kernel(_key_kernel, _KEY_SIGNATURE)
+    _kernel = _key_kernel
+
+
+def key_and_check(board: chess.Board) -> tuple[int, bool]:
+    """The 64-bit Zobrist key of ``board`` (pieces, castling rights, legal en passant, side to
+    move) and whether the side to move is in check."""
+    ep = board.ep_square
+    ep_file = -1 if ep is None or not board.has_legal_en_passant() else ep & 7
+    return _kernel(board.pawns, board.knights, board.bishops, board.rooks, board.queens,
+                   board.kings, board.occupied_co[chess.WHITE], board.castling_rights, board.turn,
+                   ep_file)
+
+
+def position_key(board: chess.Board) -> int:
+    """The 64-bit Zobrist key of ``board``."""
+    return key_and_check(board)[0]
