@@ -17,7 +17,7 @@ from typing import Callable
 import chess
 
 from engine.evaluate import evaluate
-from engine.tablebase import wdl_to_score
+from engine.tablebase import TB_WIN_THRESHOLD, wdl_to_score
 from engine.movepick import OrderingTables, QuietCheckTest, captures, ordered_moves
 from engine.timeman import Limits, TimeBudget, soft_scale
 from engine.tt import EXACT, LOWER, MATE, MATE_BOUND, MAX_PLY, UPPER, TranspositionTable, score_from_tt, score_to_tt
@@ -86,6 +86,11 @@ def is_mate_score(score: int) -> bool:
     return abs(score) >= MATE_BOUND
 
 
+def is_loss(score: int) -> bool:
+    """A proven loss for the side to move: mated, or lost by the tablebases."""
+    return score <= -TB_WIN_THRESHOLD
+
+
 class Search:
     """One searcher with its tables; `run` may be called again for the next move."""
 
@@ -109,17 +114,7 @@ class Search:
             report: Callable[[Info], None] | None = None) -> SearchResult:
         """Searches ``board`` within ``limits`` and the deadlines of :meth:`set_budget`;
         reports each finished iteration through ``report``."""
-        self.start_time = time.perf_counter()
-        self.node_limit = limits.nodes
-        self.board = board.copy()
-        self.nodes = self.evaluations = self.cutoffs = self.tbhits = 0
-        self.seldepth = 0
-        self.next_check = CHECK_EVERY if self.node_limit is None else min(CHECK_EVERY, self.node_limit)
-        self.tt.new_search()
-        self.tables.age()
-        self._load_history(board)
-        self.pv_table: list[list[chess.Move]] = [[] for _ in range(MAX_PLY + 2)]
-
+        self.prepare(board, limits)
         root_moves = self._root_moves(board, limits.searchmoves)
         if not root_moves:
             score = -MATE if board.is_check() else 0
@@ -156,6 +151,21 @@ class Search:
         if result.ponder_move is None:
             result.ponder_move = self._ponder_move_from_tt(board, result.best_move)
         return result
+
+    def prepare(self, board: chess.Board, limits: Limits) -> None:
+        """Sets up a search of ``board`` (its game history included): counters, tables, keys.
+        `run` calls it; a test may call it and then search one node with `pvs`."""
+        self.start_time = time.perf_counter()
+        self.node_limit = limits.nodes
+        self.board = board.copy()
+        self.nodes = self.evaluations = self.cutoffs = self.tbhits = 0
+        self.seldepth = 0
+        self.root_depth = 1
+        self.next_check = CHECK_EVERY if self.node_limit is None else min(CHECK_EVERY, self.node_limit)
+        self.tt.new_search()
+        self.tables.age()
+        self._load_history(board)
+        self.pv_table: list[list[chess.Move]] = [[] for _ in range(MAX_PLY + 2)]
 
     def set_budget(self, budget: TimeBudget | None) -> None:
         """Sets the deadlines, counted from now: before `run`, or during it (at `ponderhit`)."""
@@ -305,8 +315,8 @@ class Search:
         original_alpha = alpha
         moves_searched = 0
         quiets_tried: list[chess.Move] = []
-        futile = (not is_pv and not in_check and depth <= 2
-                  and static_eval + FUTILITY_MARGIN[depth] <= alpha)
+        futility_value = static_eval + FUTILITY_MARGIN[depth] if depth <= 2 else INFINITY
+        futile = not is_pv and not in_check and futility_value <= alpha
         late_moves_prunable = not is_pv and not in_check and depth < len(LATE_MOVE_COUNT)
         checks_king = None  # a QuietCheckTest, built for the first move that might be pruned
         for move in ordered_moves(board, hash_move, self.tables, ply, in_check):
@@ -314,11 +324,16 @@ class Search:
             # Futility pruning: a quiet move cannot lift a hopeless static score near the leaves.
             # Late-move pruning: near the leaves, quiet moves ordered last rarely matter.
             # Checks are never pruned; the test runs before the move is made, so pruning is cheap.
-            if is_quiet and moves_searched > 0 and (
+            # Nor is anything pruned while every move so far loses: the rest may save the game.
+            if is_quiet and moves_searched > 0 and not is_loss(best_score) and (
                     futile or (late_moves_prunable and moves_searched >= LATE_MOVE_COUNT[depth])):
                 if checks_king is None:
                     checks_king = QuietCheckTest(board)
                 if not checks_king(move):
+                    # A futile move is still worth about the futility value: the bound returned
+                    # must not be lower than what the pruned moves could have scored.
+                    if futile and best_score < futility_value:
+                        best_score = futility_value
                     continue
             self._make(move)
             gives_check = self.checks[-1]

@@ -1,0 +1,60 @@
+"""Pruning returns sound bounds: moves pruned unsearched never leave a false "mated" score."""
+
+from __future__ import annotations
+
+import chess
+
+from engine.evaluate import evaluate
+from engine.search import FUTILITY_MARGIN, LATE_MOVE_COUNT, Search
+from engine.timeman import Limits
+from engine.tt import MATE_BOUND, UPPER, TranspositionTable, score_from_tt
+
+# White to move. The rook on b1 guards the bishop on e1: each of the six rook moves off the first
+# rank (Rxb7, the only capture, included) allows ...Rxe1#; every other move is fine. No quiet
+# White move gives check, so none is exempt from pruning.
+BACK_RANK = "4r1k1/1p3ppp/8/8/8/8/5PPP/1R2B1K1 w - - 0 1"
+QUIET_ROOK_MOVES_OFF_THE_RANK = ["b1b2", "b1b3", "b1b4", "b1b5", "b1b6"]
+
+
+def prepared_search(board: chess.Board) -> Search:
+    search = Search(TranspositionTable(1))
+    search.prepare(board, Limits())
+    return search
+
+
+def test_futility_pruning_fails_low_to_the_futility_value_not_to_a_mate() -> None:
+    board = chess.Board(BACK_RANK)
+    search = prepared_search(board)
+    # A search after Rxb7 finds ...Rxe1# and leaves it in the table, as an earlier, deeper
+    # search would have; the node below then sees Rxb7 mated at once.
+    after_capture = board.copy()
+    after_capture.push_uci("b1b7")
+    assert search.run(after_capture, Limits(depth=2)).score >= MATE_BOUND
+    search.prepare(board, Limits())
+    static_eval = evaluate(board)
+    alpha = static_eval + FUTILITY_MARGIN[2] + 300  # every quiet move is futile at depth 2
+    score = search.pvs(2, alpha, alpha + 1, 1, False, True)
+    # Only Rxb7 was searched; the pruned moves are worth at least the futility value.
+    assert -MATE_BOUND < score <= alpha
+    assert score >= static_eval + FUTILITY_MARGIN[2]
+    entry = search.tt.probe(search.keys[-1])
+    assert entry is not None and entry[2] == UPPER
+    assert score_from_tt(entry[3], 1) > -MATE_BOUND
+
+
+def test_late_move_pruning_stops_while_every_move_searched_so_far_is_mated() -> None:
+    board = chess.Board(BACK_RANK)
+    search = prepared_search(board)
+    # Order the losing rook moves first, so that the late-move count is reached with all of
+    # them mated: the remaining (good) moves must still be searched.
+    history = search.tables.history[chess.WHITE]
+    for rank, uci in enumerate(QUIET_ROOK_MOVES_OFF_THE_RANK):
+        move = chess.Move.from_uci(uci)
+        history[move.from_square << 6 | move.to_square] = 10_000 - rank
+    assert len(QUIET_ROOK_MOVES_OFF_THE_RANK) + 1 >= LATE_MOVE_COUNT[1]
+    static_eval = evaluate(board)
+    # Not futile, and not so far below the static score that reverse futility cuts the node:
+    # only late-move pruning applies.
+    alpha = static_eval - 50
+    score = search.pvs(1, alpha, alpha + 1, 1, False, True)
+    assert score > alpha
