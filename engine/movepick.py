@@ -8,9 +8,11 @@ stops asking as soon as one of them causes a cut-off:
 2. captures and promotions, most valuable victim first, least valuable attacker first (MVV-LVA),
    listed already in that order by a numba kernel over the bitboards (a quarter of the cost of
    asking python-chess), and made legal one at a time, so a node that cuts off early pays for
-   no more of them than it plays;
+   no more of them than it plays; captures that lose material by static exchange (SEE) wait
+   until stage 5;
 3. the two killer moves of this ply (quiet moves that cut off at a sibling node);
-4. the remaining quiet moves, by history score (how often the move cut off anywhere in the tree).
+4. the remaining quiet moves, by history score (how often the move cut off anywhere in the tree);
+5. the losing captures, in MVV-LVA order.
 
 It also answers, without making the move, whether a quiet move gives check (`QuietCheckTest`):
 the search prunes quiet moves near the leaves, but never checks, and pushing a move only to ask
@@ -30,9 +32,8 @@ from numba.types import Tuple
 from engine.bitboards import (BISHOP_DIRS, KING_ATTACKS, KNIGHT_ATTACKS, LINE, PAWN_ATTACKS, RANK_3,
                               RANK_6, ROOK_DIRS, S8, SEVENTH_RANK, SQUARE_BB, attacked_by,
                               compile_kernel, msb, slider_attacks)
+from engine.see import PIECE_VALUE, see
 
-# Piece values for ordering and pruning decisions (indexed by python-chess piece type).
-PIECE_VALUE = (0, 100, 320, 330, 500, 950, 20000)
 
 BB_PROMOTION_RANKS = chess.BB_RANK_1 | chess.BB_RANK_8
 BB_SEVENTH = (chess.BB_RANK_2, chess.BB_RANK_7)  # indexed by colour: the rank a pawn promotes from
@@ -216,9 +217,13 @@ def ordered_moves(board: chess.Board, hash_move: chess.Move | None, tables: Orde
 
     if in_check is None:
         in_check = board.is_check()
-    for move, _, _ in captures(board, in_check):
+    losing = []
+    for move, victim, attacker in captures(board, in_check):
         if hash_move is None or move != hash_move:
-            yield move
+            if attacker > victim and move.promotion is None and see(board, move) < 0:
+                losing.append(move)
+            else:
+                yield move
 
     # Quiet moves are told apart by from/to squares alone (promotions came with the captures),
     # which is cheaper than comparing Move objects.
@@ -238,6 +243,7 @@ def ordered_moves(board: chess.Board, hash_move: chess.Move | None, tables: Orde
     scored.sort(key=itemgetter(0), reverse=True)
     for _, index in scored:
         yield chess.Move(index >> 6, index & 63)
+    yield from losing
 
 
 def quiet_move_indices(board: chess.Board, in_check: bool) -> list[int]:

@@ -19,6 +19,7 @@ import chess
 from engine.evaluate import evaluate
 from engine.tablebase import TB_WIN_THRESHOLD, wdl_to_score
 from engine.movepick import OrderingTables, QuietCheckTest, captures, ordered_moves
+from engine.see import see
 from engine.timeman import Limits, TimeBudget, soft_scale
 from engine.tt import EXACT, LOWER, MATE, MATE_BOUND, MAX_PLY, UPPER, TranspositionTable, score_from_tt, score_to_tt
 from engine.zobrist import key_and_check, position_key
@@ -34,6 +35,8 @@ FUTILITY_MARGIN = (0, 160, 320)  # by remaining depth
 DELTA_MARGIN = 200
 LATE_MOVE_COUNT = (0, 6, 10, 16)  # by remaining depth: quiet moves searched before pruning the rest
 RECAPTURES_ONLY_AFTER = 4  # quiescence plies after which only recaptures are searched
+SEE_PRUNE_DEPTH = 3  # captures losing more than SEE_MARGIN per ply of depth are pruned up to here
+SEE_MARGIN = 100
 
 # Late-move reductions, by remaining depth and by the number of moves searched before this one.
 LMR_TABLE = [[0] * 64 for _ in range(MAX_DEPTH + 2)]
@@ -318,6 +321,7 @@ class Search:
         futility_value = static_eval + FUTILITY_MARGIN[depth] if depth <= 2 else INFINITY
         futile = not is_pv and not in_check and futility_value <= alpha
         late_moves_prunable = not is_pv and not in_check and depth < len(LATE_MOVE_COUNT)
+        captures_prunable = not is_pv and not in_check and depth <= SEE_PRUNE_DEPTH
         checks_king = None  # a QuietCheckTest, built for the first move that might be pruned
         for move in ordered_moves(board, hash_move, self.tables, ply, in_check):
             is_quiet = move.promotion is None and not board.is_capture(move)
@@ -335,6 +339,10 @@ class Search:
                     if futile and best_score < futility_value:
                         best_score = futility_value
                     continue
+            # SEE pruning: near the leaves, a capture that loses material in the exchange.
+            elif (not is_quiet and captures_prunable and moves_searched > 0 and not is_loss(best_score)
+                    and see(board, move) < -SEE_MARGIN * depth):
+                continue
             self._make(move)
             gives_check = self.checks[-1]
             if is_pv:
@@ -422,8 +430,8 @@ class Search:
                 # alpha, nor would any later capture (victims come in falling value).
                 if stand_pat + victim + DELTA_MARGIN <= alpha:
                     break
-                # Losing captures (a queen takes a defended pawn) only add nodes here.
-                if attacker > victim + 50 and board.is_attacked_by(not board.turn, move.to_square):
+                # Captures that lose material in the exchange only add nodes here.
+                if attacker > victim and see(board, move) < 0:
                     continue
             self._make(move)
             score = -self.quiescence(-beta, -alpha, ply + 1, qply + 1)
