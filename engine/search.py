@@ -35,6 +35,7 @@ FUTILITY_MARGIN = (0, 160, 320)  # by remaining depth
 DELTA_MARGIN = 200
 LATE_MOVE_COUNT = (0, 6, 10, 16)  # by remaining depth: quiet moves searched before pruning the rest
 RECAPTURES_ONLY_AFTER = 4  # quiescence plies after which only recaptures are searched
+QUIESCENCE_DEPTH = 0  # the depth of quiescence results in the TT: below every real search
 SEE_PRUNE_DEPTH = 3  # captures losing more than SEE_MARGIN per ply of depth are pruned up to here
 SEE_MARGIN = 100
 
@@ -403,6 +404,16 @@ class Search:
         in_check = self.checks[-1]
         if ply >= MAX_PLY:
             return self._evaluate()
+        # Any stored result settles the window here: quiescence is the shallowest search there is.
+        key = self.keys[-1]
+        entry = self.tt.probe(key)
+        if entry is not None:
+            tt_bound = entry[2]
+            tt_score = score_from_tt(entry[3], ply)
+            if (tt_bound == EXACT or (tt_bound == LOWER and tt_score >= beta)
+                    or (tt_bound == UPPER and tt_score <= alpha)):
+                return tt_score
+        original_alpha = alpha
         if in_check:
             best_score = -MATE + ply  # if no evasion exists, this is mate
             stand_pat = -INFINITY
@@ -415,6 +426,7 @@ class Search:
             # Stand pat: the side to move need not capture, so the static score is a lower bound.
             stand_pat = best_score = self._evaluate()
             if stand_pat >= beta:
+                self.tt.store(key, QUIESCENCE_DEPTH, LOWER, score_to_tt(stand_pat, ply), None)
                 return stand_pat
             if stand_pat > alpha:
                 alpha = stand_pat
@@ -443,6 +455,13 @@ class Search:
                     if alpha >= beta:
                         self.cutoffs += 1
                         break
+        if best_score >= beta:
+            bound = LOWER
+        elif best_score > original_alpha:
+            bound = EXACT
+        else:
+            bound = UPPER
+        self.tt.store(key, QUIESCENCE_DEPTH, bound, score_to_tt(best_score, ply), None)
         return best_score
 
     # ------------------------------------------------------------------ helpers of the node
