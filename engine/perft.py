@@ -10,7 +10,11 @@ from collections.abc import Sequence
 
 import chess
 
-__all__ = ["perft", "divide", "format_divide", "perft_report"]
+__all__ = ["KIWIPETE", "perft", "divide", "format_divide", "perft_report"]
+
+# Peter McKenzie's perft position: castling, en passant, promotions and pins within a few plies,
+# which is why it is the standard test of move generators (and a busy middlegame elsewhere).
+KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 
 
 def perft(board: chess.Board, depth: int) -> int:

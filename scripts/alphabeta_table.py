@@ -27,12 +27,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import chess  # noqa: E402
 
+from engine.perft import KIWIPETE  # noqa: E402
 from engine.textbook.games import ChessGame  # noqa: E402
 from engine.textbook.ordering import MvvLvaKillers  # noqa: E402
 from engine.textbook.search import (PerfectOrdering, SearchResult, alphabeta,  # noqa: E402
                                     minimax, ordered_alphabeta)
 
-KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq -"
 DEFAULT_POSITIONS = (("Kiwipete", KIWIPETE), ("Start position", chess.STARTING_FEN))
 DEFAULT_DEPTH = 4
 DEFAULT_PLOT = "out/alphabeta_table.png"  # out/ is ignored by git

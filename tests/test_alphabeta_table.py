@@ -12,7 +12,8 @@ import chess
 import pytest
 
 import alphabeta_table as table
-from engine.textbook.games import MATE
+from engine.perft import KIWIPETE
+from engine.tt import MATE
 
 ROOT = Path(__file__).resolve().parents[1]
 # White mates with Qxf7 (scholar's mate): a game that ends inside a depth-2 horizon.
@@ -108,6 +109,6 @@ def test_json_output_is_only_a_list_of_rows_with_the_required_keys(tmp_path):
 
 @pytest.mark.slow
 def test_kiwipete_depth_3_minimax_counts_perft_and_all_exact_rows_agree():
-    rows = table.compare(chess.Board(table.KIWIPETE), 3)
+    rows = table.compare(chess.Board(KIWIPETE), 3)
     assert rows[0].evaluations == 97_862
     assert len({r.value for r in rows if r.exact}) == 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -26,14 +27,23 @@ def test_bench_command_prints_stockfish_style_totals():
         assert any(line.startswith(label) for line in lines), label
 
 
-def test_bench_over_uci_uses_the_same_positions():
-    result = subprocess.run([sys.executable, "-m", "engine"], input="bench 2\nquit\n",
-                            capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0
-    totals = [line for line in result.stdout.splitlines() if line.startswith("Nodes searched")]
+def bench_results(output: str) -> list[str]:
+    """The per-position and total lines of a bench run without their timings, which vary."""
+    return [re.sub(r"time +\d+ ms", "", line) for line in output.splitlines()
+            if line.startswith(("Position", "Nodes searched"))]
+
+
+def test_bench_over_uci_searches_the_same_positions_to_the_same_nodes():
+    over_uci = subprocess.run([sys.executable, "-m", "engine"], input="bench 2\nquit\n",
+                              capture_output=True, text=True, timeout=300)
     direct = subprocess.run([sys.executable, "-m", "engine", "bench", "2"], capture_output=True,
                             text=True, timeout=300)
-    assert totals == [line for line in direct.stdout.splitlines() if line.startswith("Nodes searched")]
+    assert over_uci.returncode == 0, over_uci.stderr
+    assert direct.returncode == 0, direct.stderr
+    results = bench_results(over_uci.stdout)
+    assert len(results) == len(POSITIONS) + 1, over_uci.stdout
+    assert re.fullmatch(r"Nodes searched  : [1-9]\d*", results[-1]), results[-1]
+    assert results == bench_results(direct.stdout)
 
 
 def test_perft_command_prints_divide():

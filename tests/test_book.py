@@ -11,8 +11,9 @@ import chess.polyglot
 import pytest
 
 from engine.book import BookError, OpeningBook
+from paths import DATA
 
-BOOK_FILE = Path(__file__).resolve().parents[2] / "shared" / "data" / "books" / "performance.bin"
+BOOK_FILE = DATA / "books" / "performance.bin"
 
 # After 1.e4 c5 the book has three moves with distinct weights: Nf3 306, Nc3 12, c3 10.
 SICILIAN = ["e2e4", "c7c5"]
@@ -29,8 +30,7 @@ def _board(moves: list[str], *, chess960: bool = False) -> chess.Board:
 
 @pytest.fixture
 def book_path() -> str:
-    if not BOOK_FILE.is_file():
-        pytest.skip(f"opening book not found at {BOOK_FILE} (the shared/ folder beside the repo is absent)")
+    assert BOOK_FILE.is_file(), f"the opening book {BOOK_FILE} is missing from the checkout"
     return str(BOOK_FILE)
 
 

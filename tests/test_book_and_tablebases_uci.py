@@ -23,13 +23,13 @@ import chess.polyglot
 import chess.syzygy
 import pytest
 
-ENGINE_COMMAND = [sys.executable, "-m", "engine"]
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-BOOK = SHARED / "books" / "performance.bin"
-SYZYGY = SHARED / "syzygy"
+from engine.perft import KIWIPETE
+from paths import DATA
 
-# Out of the book (checked in the test): the "kiwipete" middlegame of the perft suites.
-MIDDLEGAME = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+ENGINE_COMMAND = [sys.executable, "-m", "engine"]
+BOOK = DATA / "books" / "performance.bin"
+SYZYGY = DATA / "syzygy"
+
 KQVK = "8/8/8/3k4/8/8/8/KQ6 w - - 0 1"  # DTZ 17
 KRVK = "R7/8/8/4k3/8/8/8/7K w - - 0 1"  # DTZ 31, the longest KRvK win
 KRVKR_DRAW = "8/8/3kr3/8/8/3KR3/8/8 w - - 0 1"
@@ -43,8 +43,7 @@ TB_WIN = 19000  # the engine reports a tablebase win as 20000 - DTZ centipawns
 
 @pytest.fixture(scope="module")
 def book_path() -> str:
-    if not BOOK.is_file():
-        pytest.skip(f"opening book {BOOK} is absent (it lives in ../shared beside the checkout)")
+    assert BOOK.is_file(), f"the opening book {BOOK} is missing from the checkout"
     return str(BOOK)
 
 
@@ -56,8 +55,7 @@ def book_reader(book_path: str):
 
 @pytest.fixture(scope="module")
 def syzygy_dir() -> str:
-    if not (SYZYGY / "KRvK.rtbw").is_file():
-        pytest.skip(f"Syzygy tables are absent from {SYZYGY} (they live in ../shared beside the checkout)")
+    assert (SYZYGY / "KRvK.rtbw").is_file(), f"the Syzygy tables are missing from {SYZYGY}"
     return str(SYZYGY)
 
 
@@ -233,11 +231,11 @@ def test_book_best_move_is_the_top_weighted_entry_every_time(raw, book_path, boo
 
 
 def test_out_of_book_the_engine_searches(raw, book_path, book_reader):
-    board = chess.Board(MIDDLEGAME)
+    board = chess.Board(KIWIPETE)
     assert not book_moves(book_reader, board), "the middlegame test position must be out of book"
     raw.setoption("OwnBook", "true")
     raw.setoption("BookFile", book_path)
-    lines = raw.go(MIDDLEGAME, "go depth 3")
+    lines = raw.go(KIWIPETE, "go depth 3")
     assert not any("book move" in line for line in lines)
     assert [line.split()[2] for line in search_infos(lines)] == ["1", "2", "3"]
     assert bestmove(lines) in board.legal_moves
@@ -491,12 +489,12 @@ def test_a_bad_syzygy_path_gives_one_error_and_the_engine_plays_on(raw, syzygy_d
 
 
 # ---------------------------------------------------------------------- 6. several directories
+# Joined with os.pathsep, the separator Stockfish uses: ';' on Windows, where ':' is in drive letters.
 
-@pytest.mark.skipif(os.name == "nt", reason="':' belongs to drive letters on Windows")
 def test_tables_split_over_two_directories_are_all_used(raw, syzygy_dir, tables, tmp_path):
     three = copy_tables(tmp_path / "three", ["KQvK", "KRvK", "KPvK"])
     four = copy_tables(tmp_path / "four", ["KRvKR", "KQvKR"])
-    answer = raw.setoption("SyzygyPath", f"{three}:{four}")
+    answer = raw.setoption("SyzygyPath", f"{three}{os.pathsep}{four}")
     assert answer == ["info string found Syzygy tablebases for up to 4 pieces"]
     for fen, directory in ((KQVK, "three"), (KRVKR_DRAW, "four"), (KQVKR, "four")):
         board = chess.Board(fen)
@@ -510,22 +508,21 @@ def test_tables_split_over_two_directories_are_all_used(raw, syzygy_dir, tables,
     assert not any("tablebase position" in line for line in lines)
 
 
-@pytest.mark.skipif(os.name == "nt", reason="':' belongs to drive letters on Windows")
 def test_overlapping_directories_and_blank_parts_are_accepted(raw, syzygy_dir, tables, tmp_path):
     extra = copy_tables(tmp_path / "extra", ["KQvK"])  # the same table twice: the later one is used
-    answer = raw.setoption("SyzygyPath", f"{syzygy_dir}::{extra}:")
+    sep = os.pathsep
+    answer = raw.setoption("SyzygyPath", f"{syzygy_dir}{sep}{sep}{extra}{sep}")
     assert answer == ["info string found Syzygy tablebases for up to 4 pieces"]
     lines = raw.go(KQVK, "go depth 3")
     assert cp_of(search_infos(lines)[-1]) == 20000 - tables.probe_dtz(chess.Board(KQVK))
 
 
-@pytest.mark.skipif(os.name == "nt", reason="':' belongs to drive letters on Windows")
 def test_one_directory_without_tables_spoils_the_whole_path(raw, syzygy_dir, tmp_path):
     """engine/tablebase.py refuses a SyzygyPath with a directory that holds no table (Stockfish
     would skip it): one error, no tables, and the engine plays on."""
     empty = tmp_path / "empty"
     empty.mkdir()
-    answer = raw.setoption("SyzygyPath", f"{syzygy_dir}:{empty}")
+    answer = raw.setoption("SyzygyPath", f"{syzygy_dir}{os.pathsep}{empty}")
     assert len(answer) == 1 and "no Syzygy tables" in answer[0] and str(empty) in answer[0], answer
     lines = raw.go(KQVK, "go depth 2")
     assert not any("tablebase position" in line for line in lines)

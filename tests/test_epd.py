@@ -1,14 +1,12 @@
 """Tests for scripts/epd.py: EPD parsing, scoring and a short real run."""
-import os
-
 import chess
 import pytest
 
 import epd
+from paths import DATA, STOCKFISH, needs_stockfish
 
-STOCKFISH = "/usr/games/stockfish"
-DATA = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data", "tactics")
-BRATKO_KOPEC = os.path.join(DATA, "bratko_kopec_test.epd")
+TACTICS = DATA / "tactics"
+BRATKO_KOPEC = str(TACTICS / "bratko_kopec_test.epd")
 
 STS_LINE = ('1kr5/3n4/q3p2p/p2n2p1/PppB1P2/5BP1/1P2Q2P/3R2K1 w - - bm f5; id "STS(v1.0) Undermine.001"; '
             'c0 "f5=10, Be5+=2, Bf2=3, Bg4=2"; c7 "f5 Be5+ Bf2 Bg4"; c8 "10 2 3 2"; c9 "f4f5 d4e5 d4f2 f3g4";')
@@ -99,16 +97,12 @@ def test_tally_sums_points_overall_and_per_theme():
 
 def test_shipped_suites_parse():
     for name, count in (("bratko_kopec_test.epd", 24), ("ECM.epd", 879), ("STS1-STS15_LAN_v3.epd", 1500)):
-        path = os.path.join(DATA, name)
-        if not os.path.exists(path):
-            pytest.skip(f"{path} is not there")
-        positions = epd.load_suite(path)
+        positions = epd.load_suite(str(TACTICS / name))
         assert len(positions) == count
     assert all(p.points and max(p.points.values()) == 10 for p in positions)  # the STS file
 
 
-@pytest.mark.skipif(not os.path.exists(STOCKFISH), reason=f"{STOCKFISH} is not installed")
-@pytest.mark.skipif(not os.path.exists(BRATKO_KOPEC), reason="Bratko-Kopec suite is not there")
+@needs_stockfish
 def test_stockfish_at_depth_one_on_three_bratko_kopec_positions(capsys):
     code = epd.main(["--engine", STOCKFISH, "--depth", "1", "--limit", "3", "--verbose", BRATKO_KOPEC])
     out = capsys.readouterr().out

@@ -10,8 +10,7 @@ from hypothesis import strategies as st
 
 from engine import evaluate as ev
 from engine.evaluate import evaluate, evaluation_report, evaluation_terms, warm_up
-
-KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+from engine.perft import KIWIPETE
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -1,7 +1,6 @@
 """Tests for scripts/match.py: clock, schedule, statistics, PGN and whole matches."""
 import io
 import math
-import os
 import shlex
 import sys
 import textwrap
@@ -11,9 +10,7 @@ import chess.pgn
 import pytest
 
 import match
-
-STOCKFISH = "/usr/games/stockfish"
-needs_stockfish = pytest.mark.skipif(not os.path.exists(STOCKFISH), reason=f"{STOCKFISH} is not installed")
+from paths import STOCKFISH, needs_stockfish
 
 # A scripted UCI engine whose misbehaviour is chosen by its argument.
 FAKE_ENGINE = textwrap.dedent("""

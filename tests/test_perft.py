@@ -7,11 +7,11 @@ from pathlib import Path
 import chess
 import pytest
 
-from engine.perft import divide, format_divide, perft, perft_report
+from engine.perft import KIWIPETE, divide, format_divide, perft, perft_report
+from paths import DATA
 
-PERFT_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "perft"
-CPW_FILE = PERFT_DIR / "cpw_standard_positions.epd"
-ETHEREAL_FILE = PERFT_DIR / "ethereal_standard.epd"
+CPW_FILE = DATA / "perft" / "cpw_standard_positions.epd"
+ETHEREAL_FILE = DATA / "perft" / "ethereal_standard.epd"
 
 # Bulk-counted perft runs at roughly 300-400k leaves per second: a million-leaf budget per
 # position keeps the default run in seconds; the slow run goes one or two plies further.
@@ -20,8 +20,6 @@ SLOW_MAX_NODES = 20_000_000
 ETHEREAL_SAMPLE_STEP = 16
 ETHEREAL_DEFAULT_DEPTH = 4
 ETHEREAL_SLOW_DEPTH = 5
-
-KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 
 
 def _load_suite(path: Path) -> list[tuple[str, dict[int, int]]]:
@@ -40,18 +38,13 @@ def _load_suite(path: Path) -> list[tuple[str, dict[int, int]]]:
 
 
 def _cases(path: Path, pick) -> list:
-    """pytest params (fen, depth, expected) chosen by `pick(index, counts) -> depth | None`.
-
-    A missing data file gives one skipped case, so the reason shows in the report.
-    """
-    if not path.is_file():
-        return [pytest.param(None, None, None, marks=pytest.mark.skip(
-            reason=f"perft data not found at {path} (the shared/ folder beside the repo is absent)"))]
+    """pytest params (fen, depth, expected) chosen by `pick(index, counts) -> depth | None`."""
     cases = []
     for index, (fen, counts) in enumerate(_load_suite(path)):
         depth = pick(index, counts)
         if depth is not None:
             cases.append(pytest.param(fen, depth, counts[depth], id=f"line{index + 1}-d{depth}"))
+    assert cases, f"no perft case picked from {path}"  # pytest would skip an empty parameter set
     return cases
 
 

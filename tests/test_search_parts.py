@@ -12,11 +12,10 @@ from hypothesis import strategies as st
 
 from engine.movepick import (PIECE_VALUE, OrderingTables, captures, captures_and_promotions,
                              QuietCheckTest, ordered_moves, quiet_move_indices)
+from engine.perft import KIWIPETE
 from engine.search import Search, fixed_depth_search, position_key
 from engine.timeman import Limits, budget, soft_scale
 from engine.tt import EXACT, LOWER, MATE, UPPER, TranspositionTable, score_from_tt, score_to_tt
-
-KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 
 
 def random_board(seed: int, plies: int) -> chess.Board:

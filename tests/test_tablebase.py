@@ -12,8 +12,10 @@ import pytest
 
 from engine.tablebase import (TB_WIN_SCORE, TB_WIN_THRESHOLD, RootProbe, TablebaseError, Tablebases,
                               split_syzygy_path, wdl_to_score)
+from engine.tt import MATE_BOUND
+from paths import DATA
 
-SYZYGY_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "syzygy"
+SYZYGY_DIR = DATA / "syzygy"
 
 KQVK = "8/8/8/8/8/2k5/8/K6Q w - - 0 1"
 KRVK = "8/8/3k4/8/8/8/8/K6R b - - 0 1"
@@ -23,8 +25,7 @@ KBNVK_DOC = "8/2K5/4B3/3N4/8/8/4k3/8 b - - 0 1"
 
 @pytest.fixture(scope="module")
 def syzygy_dir() -> str:
-    if not SYZYGY_DIR.is_dir():
-        pytest.skip(f"Syzygy tables not found at {SYZYGY_DIR} (the shared/ folder beside the repo is absent)")
+    assert (SYZYGY_DIR / "KRvK.rtbw").is_file(), f"the Syzygy tables are missing from {SYZYGY_DIR}"
     return str(SYZYGY_DIR)
 
 
@@ -63,7 +64,7 @@ def _play_out(tablebases: Tablebases, board: chess.Board, max_plies: int) -> che
 
 # --- opening ---------------------------------------------------------------------------------
 
-def test_opening_the_shared_tables_finds_four_piece_tables(tablebases: Tablebases, syzygy_dir: str) -> None:
+def test_opening_the_repository_tables_finds_four_piece_tables(tablebases: Tablebases, syzygy_dir: str) -> None:
     assert tablebases.is_open
     assert tablebases.max_pieces == 4
     assert tablebases.probe_limit == 7
@@ -87,10 +88,9 @@ def test_max_pieces_comes_from_the_table_names(syzygy_dir: str, tmp_path: Path) 
     assert tables.probe_wdl(chess.Board("r7/8/4k3/8/8/3K4/8/7R w - - 0 1")) is None  # KRvKR not there
 
 
-@pytest.mark.parametrize("separator", [":", ";"])
+# ':' is part of drive letters on Windows, so only ';' separates directories there.
+@pytest.mark.parametrize("separator", [";"] if os.name == "nt" else [":", ";"])
 def test_several_directories_and_empty_parts_are_accepted(syzygy_dir: str, tmp_path: Path, separator: str) -> None:
-    if os.name == "nt" and separator == ":":
-        pytest.skip("':' is part of drive letters on Windows")
     three = _copy_tables(syzygy_dir, tmp_path / "three", ["KQvK.rtbw", "KQvK.rtbz"])
     tables = Tablebases()
     tables.open(f"{separator}{three}{separator}{separator} {syzygy_dir} {separator}")
@@ -392,7 +392,7 @@ def test_winning_pawn_endings_are_converted(tablebases: Tablebases) -> None:
 # --- scores ----------------------------------------------------------------------------------
 
 def test_tb_scores_sit_between_evaluations_and_mates() -> None:
-    assert 10000 < TB_WIN_THRESHOLD < TB_WIN_SCORE < 30000 - 256
+    assert 10000 < TB_WIN_THRESHOLD < TB_WIN_SCORE < MATE_BOUND
     assert wdl_to_score(2, 5) == TB_WIN_SCORE - 5
     assert wdl_to_score(-2, 5) == -TB_WIN_SCORE + 5
     assert wdl_to_score(1) == wdl_to_score(-1) == wdl_to_score(0) == 0

@@ -5,15 +5,15 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import chess
 import chess.engine
 import pytest
 
+from engine.perft import KIWIPETE
+from paths import DATA
+
 ENGINE_COMMAND = [sys.executable, "-m", "engine"]
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 
 
 @pytest.fixture(scope="module")
@@ -67,9 +67,7 @@ def raw():
 
 
 def read_fens(name: str) -> list[str]:
-    path = SHARED / "mates" / name
-    if not path.exists():
-        pytest.skip(f"{path} is absent (it lives in ../shared beside the checkout)")
+    path = DATA / "mates" / name
     return [line.strip() for line in path.read_text().splitlines()
             if line.strip() and not line.startswith("#")]
 

@@ -22,10 +22,11 @@ from typing import Protocol, TypeVar, Union
 import chess
 import chess.polyglot
 
-Move = TypeVar("Move")
+# The engine's mate score, so that a mate has the same value in both searches: a mate found `ply`
+# half-moves from the root scores MATE - ply (quicker mates score higher).
+from engine.tt import MATE
 
-# A mate found `ply` half-moves from the root scores MATE - ply: quicker mates score higher.
-MATE = 30000
+Move = TypeVar("Move")
 
 
 class Game(Protocol[Move]):

@@ -11,10 +11,10 @@ from typing import Any, Protocol
 
 import chess
 
+# The engine's piece values, indexed by python-chess piece type (pawn = 1 .. king = 6). MVV-LVA
+# uses only their ranking, so the alpha-beta table's counts do not depend on the exact values.
+from engine.see import PIECE_VALUE
 from engine.textbook.games import ChessGame, Game
-
-# Piece values for ordering only, indexed by python-chess piece type (pawn = 1 .. king = 6).
-PIECE_VALUE = (0, 100, 320, 330, 500, 900, 20000)
 
 
 class MoveOrdering(Protocol):
