@@ -40,11 +40,12 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"invalid FEN: {error}")
         print(perft_report(board, args.depth), end="")
     elif args.command == "warmup":
-        from engine import evaluate, movepick, zobrist
+        from engine import evaluate, movepick, see, zobrist
         from engine.search import fixed_depth_search
 
         evaluate.warm_up()
         movepick.warm_up()
         zobrist.warm_up()
+        see.warm_up()
         fixed_depth_search(chess.Board(), 2)
     return 0
