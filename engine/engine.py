@@ -25,9 +25,6 @@ if TYPE_CHECKING:
     from engine.search import Info, Search
 
 
-ROOT_DTZ_MIN_TIME = 0.5  # seconds of hard budget below which the root ranks moves by WDL only
-
-
 class Listener(Protocol):
     """Where the engine reports: the UCI layer formats these as `info` / `bestmove` lines."""
 
@@ -155,9 +152,7 @@ class Engine:
         self._pondering = limits.ponder
         self._ponder_budget = time_budget if limits.ponder else None
         self._release.clear()
-        quick = time_budget is not None and time_budget.hard is not None \
-            and time_budget.hard <= ROOT_DTZ_MIN_TIME
-        self._thread = threading.Thread(target=self._think, args=(self.board.copy(), limits, quick),
+        self._thread = threading.Thread(target=self._think, args=(self.board.copy(), limits),
                                         name="brudno-search", daemon=True)
         self._thread.start()
 
@@ -190,11 +185,11 @@ class Engine:
         self._pondering = False
         self._release.set()
 
-    def _think(self, board: chess.Board, limits: Limits, quick: bool) -> None:
+    def _think(self, board: chess.Board, limits: Limits) -> None:
         best: chess.Move | None = None
         ponder: chess.Move | None = None
         try:
-            best, ponder = self._choose_move(board, limits, quick)
+            best, ponder = self._choose_move(board, limits)
         except Exception as error:
             self.listener.on_message(f"search error: {type(error).__name__}: {error}")
             traceback.print_exc()  # stderr: for the developer, never on the UCI stream
@@ -211,8 +206,7 @@ class Engine:
                 ponder = None
         self.listener.on_bestmove(best, ponder)
 
-    def _choose_move(self, board: chess.Board, limits: Limits,
-                     quick: bool) -> tuple[chess.Move | None, chess.Move | None]:
+    def _choose_move(self, board: chess.Board, limits: Limits) -> tuple[chess.Move | None, chess.Move | None]:
         search = self._search
         if search is None:
             raise RuntimeError(self._load_error or "the search is not available")
@@ -225,8 +219,10 @@ class Engine:
         search.tablebases = self.tablebases if self.tablebases.is_open else None
         report = self.listener.on_info
         if search.tablebases is not None:
-            # DTZ for every root move costs up to a few hundred ms: on a short budget, WDL only.
-            probe = self.tablebases.probe_root(board, use_dtz=not quick)
+            # Always DTZ, whatever the budget: among equally winning moves only DTZ tells which
+            # one makes progress (a WDL-only choice can shuffle into a repetition), and its cost,
+            # bounded to a few tens of ms for 4 pieces, counts against the deadlines set in `go`.
+            probe = self.tablebases.probe_root(board)
             if probe is not None and probe.moves:
                 limits, report = self._tablebase_root(probe, limits)
         result = search.run(board, limits, self.options["MultiPV"], report=report)

@@ -14,14 +14,11 @@ from dataclasses import dataclass
 import chess
 import chess.syzygy
 
+# The scores are defined with the TT's, which stores them relative to the node like mate scores.
+from engine.tt import TB_WIN_SCORE, TB_WIN_THRESHOLD
+
 __all__ = ["TB_WIN_SCORE", "TB_WIN_THRESHOLD", "RootProbe", "TablebaseError", "Tablebases",
            "split_syzygy_path", "wdl_to_score"]
-
-TB_WIN_SCORE = 20000
-"""Score of a tablebase win: below the search's mate scores (about 30000 - 256), above any evaluation."""
-
-TB_WIN_THRESHOLD = TB_WIN_SCORE - 1000
-"""Root tablebase wins, and `wdl_to_score` wins below ply 1000, score at least this (losses at most minus it)."""
 
 DEFAULT_PROBE_LIMIT = 7
 
@@ -43,8 +40,10 @@ class TablebaseError(Exception):
 class RootProbe:
     """The tablebase verdict on a root position.
 
-    moves: the legal moves that keep the best outcome, best first (for a win the fastest progress
-        to a zeroing move, for a loss the longest resistance; draws in generation order).
+    moves: the legal moves that keep the tables' result (WDL), the best first: for a win the
+        fastest progress to a zeroing move, for a loss the longest resistance, for a draw the
+        first in generation order. With DTZ only moves[0] is ranked: the others follow in
+        generation order, and under a high halfmove clock they may be too slow to keep a win.
     wdl: the outcome from the side to move, -2..2, with the halfmove clock taken into account
         (1 = cursed win, -1 = blessed loss: both draws under the 50-move rule).
     dtz: DTZ of moves[0] from the side to move, in plies including the move itself (positive when
@@ -162,21 +161,20 @@ class Tablebases:
         except _PROBE_ERRORS:
             return None
 
-    def probe_root(self, board: chess.Board, use_dtz: bool = True) -> RootProbe | None:
+    def probe_root(self, board: chess.Board) -> RootProbe | None:
         """Rank the root moves of a tablebase position (see RootProbe), or None.
 
         None when the position cannot be probed or has no legal moves. `board` is not touched.
-        ``use_dtz=False`` ranks by WDL only: a few milliseconds instead of up to a few hundred.
+        DTZ ranking costs a few milliseconds, up to about 30 for 4 pieces (WDL alone about 1-3).
         """
         tables = self._probeable(board)
         if tables is None or not any(board.legal_moves):
             return None
         work = board.copy(stack=False)
-        if use_dtz:
-            try:
-                return _rank_by_dtz(tables, work)
-            except _PROBE_ERRORS:
-                pass
+        try:
+            return _rank_by_dtz(tables, work)
+        except _PROBE_ERRORS:
+            pass
         # Without DTZ tables the root can still drop the moves that spoil the result.
         try:
             return _rank_by_wdl(tables, work)
@@ -185,37 +183,176 @@ class Tablebases:
 
 
 def _rank_by_dtz(tables: chess.syzygy.Tablebase, board: chess.Board) -> RootProbe:
-    """RootProbe from DTZ; raises a probe error if a table is missing."""
+    """RootProbe from DTZ; raises a probe error if a table is missing.
+
+    Every move gets its WDL (a fraction of a millisecond each); DTZ, about a millisecond per
+    python-chess lookup, is sought only for the moves that keep the best result, and only
+    until the best of them is known.
+    """
     clock = board.halfmove_clock
-    ranked = []
+    # (move, wdl, dtz, exact): the dtz of a quiet move to a won or lost position is found later.
+    ranked: list[tuple[chess.Move, int, int | None, bool]] = []
     for move in list(board.legal_moves):
         zeroing = board.is_zeroing(move)
         board.push(move)
         try:
-            if board.is_checkmate():
-                dtz, exact = 1, True
-            elif zeroing:
-                # Right after a zeroing move the WDL value is exact, and it is all DTZ says.
-                dtz, exact = chess.syzygy.dtz_before_zeroing(-tables.probe_wdl(board)), True
-            else:
-                reply = -tables.probe_dtz(board)
-                # One more ply for the move itself, away from zero.
-                dtz, exact = reply + (reply > 0) - (reply < 0), False
+            mate = board.is_checkmate()
+            wdl = 2 if mate else -tables.probe_wdl(board)
         finally:
             board.pop()
-        ranked.append((move, dtz, _outcome(dtz, clock, exact)))
-    best = max(outcome for _, _, outcome in ranked)
-    # Ascending DTZ serves both sides: the smallest positive DTZ wins fastest, the most
-    # negative DTZ loses slowest; equal values keep generation order.
-    keep = sorted((item for item in ranked if item[2] == best), key=lambda item: item[1])
-    dtz = keep[0][1]
-    if best == 2:
+        if mate:
+            ranked.append((move, 2, 1, True))
+        elif zeroing:
+            # Right after a zeroing move the WDL value is exact, and it is all DTZ says.
+            ranked.append((move, wdl, chess.syzygy.dtz_before_zeroing(wdl), True))
+        else:
+            ranked.append((move, wdl, 0 if wdl == 0 else None, False))
+    top = max(wdl for _, wdl, _, _ in ranked)
+    keep = [item for item in ranked if item[1] == top]
+    # Ascending DTZ serves both sides: the smallest positive DTZ wins fastest, the most negative
+    # DTZ loses slowest. Among equals a mate comes first (sorted() keeps the order of `ranked`).
+    known = sorted((item for item in keep if item[2] is not None), key=lambda item: item[2])
+    best = known[0] if known else None
+    unknown = [move for move, _, dtz, _ in keep if dtz is None]
+    # A mate or a zeroing move that keeps the win (DTZ 1) cannot be bettered.
+    if unknown and not (best is not None and best[2] == 1):
+        move, dtz = _lowest_dtz(tables, board, unknown, top)
+        if best is None or dtz < best[2]:
+            best = (move, top, dtz, False)
+    assert best is not None
+    best_move, _, dtz, exact = best
+    wdl = _outcome(dtz, clock, exact)
+    if wdl == 2:
         score = TB_WIN_SCORE - dtz
-    elif best == -2:
+    elif wdl == -2:
         score = -TB_WIN_SCORE - dtz
     else:
         score = 0
-    return RootProbe(moves=[move for move, _, _ in keep], wdl=best, dtz=dtz, score=score)
+    moves = [best_move] + [move for move, _, _, _ in keep if move != best_move]
+    return RootProbe(moves=moves, wdl=wdl, dtz=dtz, score=score)
+
+
+def _lowest_dtz(tables: chess.syzygy.Tablebase, board: chess.Board, moves: list[chess.Move],
+                wdl: int) -> tuple[chess.Move, int]:
+    """The move of `moves` (quiet moves, all with the result `wdl`) with the lowest DTZ, and it.
+
+    A DTZ table holds one side to move. When it holds the side to move after `moves`, each
+    costs one lookup. When it holds ours instead, python-chess would answer each move with a
+    search over the replies (about 100-300 lookups for the root, 0.1-0.3 s); here that search
+    is bounded, as alpha-beta: a move's replies are looked at only until one shows it no
+    better than the best so far, and the root's own DTZ (one lookup) ends the search once a
+    move reaches it.
+    """
+    board.push(moves[0])
+    try:
+        _, stored = tables.probe_dtz_table(board, -wdl)
+    finally:
+        board.pop()
+    if stored >= 0 or abs(wdl) != 2:
+        # (Cursed wins and blessed losses are rare enough for python-chess's own search.)
+        best: tuple[chess.Move, int] | None = None
+        for move in moves:
+            board.push(move)
+            try:
+                reply = -tables.probe_dtz(board)
+            finally:
+                board.pop()
+            # One more ply for the move itself, away from zero.
+            dtz = reply + (reply > 0) - (reply < 0)
+            if best is None or dtz < best[1]:
+                best = (move, dtz)
+        assert best is not None
+        return best
+
+    target = tables.probe_dtz(board)
+    # Likely best moves first: fewer replies for the loser after ours, or our king more central
+    # after ours when we lose. The first moves set the bound that cuts the others short.
+    if wdl > 0:
+        moves = sorted(moves, key=lambda move: _reply_count(board, move))
+    else:
+        moves = sorted(moves, key=lambda move: _king_centre_distance(board, move))
+    value = _winning_move_dtz if wdl > 0 else _losing_move_dtz
+    best = None
+    for move in moves:
+        board.push(move)
+        try:
+            dtz = value(tables, board, _NO_BOUND if best is None else best[1])
+        finally:
+            board.pop()
+        if dtz is not None:
+            best = (move, dtz)
+            if dtz <= target:
+                break
+    assert best is not None
+    return best
+
+
+_NO_BOUND = 1 << 16
+
+
+def _reply_count(board: chess.Board, move: chess.Move) -> int:
+    board.push(move)
+    try:
+        return board.legal_moves.count()
+    finally:
+        board.pop()
+
+
+def _king_centre_distance(board: chess.Board, move: chess.Move) -> int:
+    """How far from the centre the mover's king stands after `move` (0 on d4, d5, e4, e5)."""
+    king = move.to_square if move.from_square == board.king(board.turn) else board.king(board.turn)
+    assert king is not None
+    file, rank = chess.square_file(king), chess.square_rank(king)
+    return max(3 - file, file - 4) + max(3 - rank, rank - 4)
+
+
+def _winning_move_dtz(tables: chess.syzygy.Tablebase, child: chess.Board, bound: int) -> int | None:
+    """DTZ of the winning quiet move that led to `child` (the loser to move), or None if it is
+    not below `bound`. As python-chess computes it: the loser's longest reply, plus our move."""
+    worst = 2  # a zeroing reply by the loser: the move and the reply
+    # The loser's most central king moves first: the likeliest to resist longest.
+    for reply in sorted(child.legal_moves, key=lambda reply: _king_centre_distance(child, reply)):
+        if worst >= bound:
+            return None
+        if not child.is_zeroing(reply):
+            child.push(reply)
+            try:
+                worst = max(worst, tables.probe_dtz(child) + 2)
+            finally:
+                child.pop()
+    return worst if worst < bound else None
+
+
+def _losing_move_dtz(tables: chess.syzygy.Tablebase, child: chess.Board, bound: int) -> int | None:
+    """DTZ (negative) of the losing quiet move that led to `child` (the winner to move), or None
+    if it is not below `bound`. As python-chess computes it: the winner's fastest way to a
+    zeroing move (1 for a zeroing move that keeps the win, or a mate), plus our move."""
+    # Zeroing replies first (one that keeps the win ends the look at once), then the ones that
+    # leave the loser fewest moves: the likeliest to be the fastest.
+    replies = []
+    for reply in child.legal_moves:
+        zeroing = child.is_zeroing(reply)
+        child.push(reply)
+        replies.append((not zeroing, child.legal_moves.count(), reply))
+        child.pop()
+    replies.sort(key=lambda item: item[:2])
+    shortest = _NO_BOUND
+    for quiet, _, reply in replies:
+        child.push(reply)
+        try:
+            if not quiet:
+                length = 1 if tables.probe_wdl(child) == -2 else _NO_BOUND
+            elif child.is_checkmate():
+                length = 1
+            else:
+                ours = tables.probe_dtz(child)  # the loser's DTZ after the reply, negative
+                length = 1 - ours if ours < 0 else _NO_BOUND
+        finally:
+            child.pop()
+        shortest = min(shortest, length)
+        if -shortest - 1 >= bound:
+            return None
+    return -shortest - 1
 
 
 def _rank_by_wdl(tables: chess.syzygy.Tablebase, board: chess.Board) -> RootProbe:

@@ -6,8 +6,9 @@ list of fixed length rather than numpy arrays: reading one numpy element from Py
 probes the table at every node. The number of slots is derived from the ``Hash`` option with a
 conservative per-entry byte cost, so the table never holds more than its budget, and it never grows.
 
-Mate scores are stored relative to the node ("mate in 3 from here") and turned back into
-distance-from-root on probe, so that a mate found through a transposition reports the right distance.
+Mate and tablebase scores are stored relative to the node ("mate in 3 from here", "a tablebase
+win 5 plies from here") and turned back into distance-from-root on probe, so that a result found
+through a transposition reports the right distance.
 """
 
 from __future__ import annotations
@@ -23,6 +24,15 @@ MATE = 32000
 MAX_PLY = 128
 MATE_BOUND = MATE - 2 * MAX_PLY  # scores beyond this are mate scores
 
+# Tablebase scores live here, not in engine.tablebase, so that this module imports nothing heavy.
+TB_WIN_SCORE = 20000
+"""Score of a tablebase win: below the search's mate scores (MATE_BOUND), above any evaluation."""
+
+TB_WIN_THRESHOLD = TB_WIN_SCORE - 1000
+"""Root tablebase wins, and `wdl_to_score` wins below ply 1000, score at least this (losses at most
+minus it). The evaluation is clamped far below (evaluate.EVAL_LIMIT), so beyond it, mate scores
+included, every score is a distance from the root and is stored relative to the node."""
+
 # Measured with tracemalloc on a full table (tests/test_search_parts.py checks it): the list slot
 # (8 bytes), the 6-tuple (96), the key (36), the move object (56) and slack.
 BYTES_PER_ENTRY = 200
@@ -34,19 +44,22 @@ Entry = tuple[int, int, int, int, "chess.Move | None", int]
 
 
 def score_to_tt(score: int, ply: int) -> int:
-    """Converts a score from distance-to-root to distance-to-this-node for storage."""
-    if score >= MATE_BOUND:
+    """Converts a score from distance-to-root to distance-to-this-node for storage.
+
+    Mate and tablebase scores (beyond TB_WIN_THRESHOLD) carry the distance; the rest is kept.
+    """
+    if score >= TB_WIN_THRESHOLD:
         return score + ply
-    if score <= -MATE_BOUND:
+    if score <= -TB_WIN_THRESHOLD:
         return score - ply
     return score
 
 
 def score_from_tt(score: int, ply: int) -> int:
-    """Inverse of :func:`score_to_tt`."""
-    if score >= MATE_BOUND:
+    """Inverse of :func:`score_to_tt`, for the node `ply` plies from the current root."""
+    if score >= TB_WIN_THRESHOLD:
         return score - ply
-    if score <= -MATE_BOUND:
+    if score <= -TB_WIN_THRESHOLD:
         return score + ply
     return score
 
