@@ -38,6 +38,7 @@ RECAPTURES_ONLY_AFTER = 4  # quiescence plies after which only recaptures are se
 QUIESCENCE_DEPTH = 0  # the depth of quiescence results in the TT: below every real search
 SEE_PRUNE_DEPTH = 3  # captures losing more than SEE_MARGIN per ply of depth are pruned up to here
 SEE_MARGIN = 100
+RAZOR_MARGIN = (0, 300, 550)  # by remaining depth: below alpha by this, ask quiescence first
 
 # Late-move reductions, by remaining depth and by the number of moves searched before this one.
 LMR_TABLE = [[0] * 64 for _ in range(MAX_DEPTH + 2)]
@@ -295,6 +296,12 @@ class Search:
 
         # Step 7. Pruning before moves, where a quiet look says this node will fail high anyway.
         if not is_pv and not in_check and abs(beta) < MATE_BOUND:
+            # Razoring: far below alpha near the leaves, only a capture could help; if quiescence
+            # confirms the score stays below alpha, so will the quiet moves.
+            if depth < len(RAZOR_MARGIN) and static_eval + RAZOR_MARGIN[depth] <= alpha:
+                score = self.quiescence(alpha, alpha + 1, ply)
+                if score <= alpha:
+                    return score
             # Reverse futility: far above beta with little depth left; the opponent won't allow it.
             if depth <= 6 and static_eval - REVERSE_FUTILITY_MARGIN * depth >= beta:
                 return static_eval

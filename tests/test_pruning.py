@@ -5,7 +5,7 @@ from __future__ import annotations
 import chess
 
 from engine.evaluate import evaluate
-from engine.search import FUTILITY_MARGIN, LATE_MOVE_COUNT, Search
+from engine.search import FUTILITY_MARGIN, LATE_MOVE_COUNT, RAZOR_MARGIN, Search
 from engine.timeman import Limits
 from engine.tt import MATE_BOUND, UPPER, TranspositionTable, score_from_tt
 
@@ -32,7 +32,10 @@ def test_futility_pruning_fails_low_to_the_futility_value_not_to_a_mate() -> Non
     assert search.run(after_capture, Limits(depth=2)).score >= MATE_BOUND
     search.prepare(board, Limits())
     static_eval = evaluate(board)
-    alpha = static_eval + FUTILITY_MARGIN[2] + 300  # every quiet move is futile at depth 2
+    # Every quiet move is futile at depth 2, and the node is not so far below alpha that
+    # razoring would answer from quiescence before the move loop.
+    alpha = static_eval + FUTILITY_MARGIN[2] + 100
+    assert alpha < static_eval + RAZOR_MARGIN[2]
     score = search.pvs(2, alpha, alpha + 1, 1, False, True)
     # Only Rxb7 was searched; the pruned moves are worth at least the futility value.
     assert -MATE_BOUND < score <= alpha
