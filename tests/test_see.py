@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.see import PIECE_VALUE
-from engine.see import see
+from engine.see import PIECE_VALUE, see
+from tests.test_search_parts import random_board
 
 
 def reference_see(board: chess.Board, move: chess.Move) -> int:
@@ -58,13 +58,6 @@ def test_see_of_textbook_exchanges(fen: str, uci: str, value: int) -> None:
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 10**6), st.integers(0, 100))
 def test_see_agrees_with_the_reference_on_captures_of_random_positions(seed: int, plies: int) -> None:
-    import random
-    rng = random.Random(seed)
-    board = chess.Board()
-    for _ in range(plies):
-        moves = list(board.legal_moves)
-        if not moves:
-            break
-        board.push(rng.choice(moves))
+    board = random_board(seed, plies)
     for move in board.generate_legal_captures():
         assert see(board, move) == reference_see(board, move), (board.fen(), move.uci())
