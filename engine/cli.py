@@ -40,12 +40,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"invalid FEN: {error}")
         print(perft_report(board, args.depth), end="")
     elif args.command == "warmup":
-        from engine import evaluate, movepick, see, zobrist
-        from engine.search import fixed_depth_search
+        from engine.search import fixed_depth_search, warm_up
 
-        evaluate.warm_up()
-        movepick.warm_up()
-        zobrist.warm_up()
-        see.warm_up()
+        warm_up()
         fixed_depth_search(chess.Board(), 2)
     return 0

@@ -57,14 +57,10 @@ class Engine:
 
     def _load_search(self) -> None:
         try:
-            from engine import evaluate, movepick, see, zobrist
-            from engine.search import Search
+            from engine.search import Search, warm_up
             from engine.tt import TranspositionTable
 
-            evaluate.warm_up()
-            movepick.warm_up()
-            zobrist.warm_up()
-            see.warm_up()
+            warm_up()
             self._search = Search(TranspositionTable(self.options["Hash"]))
         except Exception as error:  # reported on `isready`/`go`; the engine still answers
             self._load_error = f"{type(error).__name__}: {error}"

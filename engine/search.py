@@ -621,6 +621,18 @@ class Search:
         return False
 
 
+def warm_up() -> None:
+    """Compiles (or loads from numba's cache) every kernel the search calls: evaluation, move
+    lists, position key, SEE. Done before the first `go`, so no move pays for it on the clock."""
+    import engine.evaluate
+    import engine.movepick
+    import engine.see
+    import engine.zobrist
+
+    for module in (engine.evaluate, engine.movepick, engine.zobrist, engine.see):
+        module.warm_up()
+
+
 def fixed_depth_search(board: chess.Board, depth: int, hash_mb: int = 16) -> SearchResult:
     """A fresh search of ``board`` to ``depth`` plies with an empty TT (bench, tables, tests)."""
     return Search(TranspositionTable(hash_mb)).run(board, Limits(depth=depth))
