@@ -7,6 +7,7 @@ search module) is imported in a background thread, so that `uci` is answered at 
 
 from __future__ import annotations
 
+import gc
 import random
 import threading
 import traceback
@@ -184,6 +185,11 @@ class Engine:
     def _think(self, board: chess.Board, limits: Limits) -> None:
         best: chess.Move | None = None
         ponder: chess.Move | None = None
+        # A full garbage collection walks every object alive, the table's entries included: tens
+        # of ms at a moment of its own choosing, enough to overrun a movetime. Objects that
+        # outlived the last search are set aside (freed as usual when unreferenced: the search
+        # makes no reference cycles), so collections during this one see only its own objects.
+        gc.freeze()
         try:
             best, ponder = self._choose_move(board, limits)
         except Exception as error:

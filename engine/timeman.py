@@ -43,22 +43,28 @@ class TimeBudget:
 
 
 # Python cannot start answering faster than this after a deadline: each node takes tens of
-# microseconds and the stop flag is read every few hundred nodes, then the answer is printed.
+# microseconds and the stop flag is read every few dozen nodes, then the answer is printed.
 REACTION_MARGIN = 0.015
+# A `go movetime` has no clock to protect, only a promise to answer at the movetime: the search
+# stops this much before it, the time it takes to notice the deadline and print `bestmove`
+# (measured by bench/movetime.py).
+MOVETIME_MARGIN = 0.002
 
 
 def budget(limits: Limits, turn: chess.Color, move_overhead_ms: int) -> TimeBudget:
-    """Soft and hard deadlines for the side to move, with ``Move Overhead`` kept in reserve.
+    """Soft and hard deadlines for the side to move, with ``Move Overhead`` kept in reserve on a
+    clock. A `go movetime` searches for the whole movetime, as in Stockfish: Move Overhead is a
+    reserve against losing on time, and a fixed time per move has no clock to lose.
 
     A `go ponder` is budgeted like the same `go` without `ponder`: the engine applies the budget
     from the `ponderhit` on, and searches without a limit until then.
     """
     if limits.infinite:
         return TimeBudget(None, None)
-    overhead = move_overhead_ms / 1000
     if limits.movetime is not None:
-        usable = max(0.001, limits.movetime / 1000 - overhead - REACTION_MARGIN)
+        usable = max(0.001, limits.movetime / 1000 - MOVETIME_MARGIN)
         return TimeBudget(usable, usable)
+    overhead = move_overhead_ms / 1000
     if not limits.has_clock():
         return TimeBudget(None, None)
 

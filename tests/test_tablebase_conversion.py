@@ -108,8 +108,8 @@ def test_krvk_is_mated_on_a_clock_with_a_fifty_millisecond_increment(engine) -> 
 
 
 def test_a_short_movetime_still_reports_the_dtz_score(engine, reference) -> None:
-    """`go movetime 50` leaves the search 1 ms after Move Overhead; the root is still ranked by
-    DTZ, so the score is the tablebase win in DTZ plies, not the WDL-only guess."""
+    """`go movetime 50` leaves little time after the DTZ ranking of the root; the root is still
+    ranked by DTZ, so the score is the tablebase win in DTZ plies, not the WDL-only guess."""
     board = chess.Board(KRVK)
     result = engine.play(board, chess.engine.Limit(time=0.05), info=chess.engine.INFO_SCORE)
     dtz = reference.probe_dtz(board)

@@ -112,6 +112,30 @@ def test_go_movetime_answers_within_the_time(engine):
     assert elapsed < 0.5 + 0.4  # process and pipe latency; the engine itself keeps a margin
 
 
+def movetime_search(raw: RawUci, movetime_ms: int) -> tuple[float, int]:
+    """Seconds from `go movetime` to `bestmove`, and the deepest iteration completed."""
+    raw.send(f"position fen {KIWIPETE}")
+    raw.send("isready")
+    raw.read_until("readyok", timeout=120)
+    sent = time.monotonic()
+    raw.send(f"go movetime {movetime_ms}")
+    lines = raw.read_until("bestmove")
+    elapsed = time.monotonic() - sent
+    depths = [int(line.split()[2]) for line in lines if line.startswith("info depth")]
+    return elapsed, max(depths, default=0)
+
+
+def test_go_movetime_uses_the_whole_movetime_whatever_the_move_overhead(raw):
+    """Move Overhead protects a clock; a fixed movetime is searched to its end, as in Stockfish.
+    With 240 of 250 ms taken as overhead the search would stop at depth 1."""
+    raw.send("uci")
+    raw.read_until("uciok")
+    raw.send("setoption name Move Overhead value 240")
+    elapsed, depth = movetime_search(raw, 250)
+    assert depth >= 3, f"go movetime 250 completed only depth {depth}"
+    assert 0.24 <= elapsed < 0.25 + 0.1, f"go movetime 250 answered after {elapsed:.3f} s"
+
+
 def test_go_infinite_waits_for_stop(raw):
     raw.send("uci")
     raw.read_until("uciok")
