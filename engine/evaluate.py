@@ -1,26 +1,29 @@
-"""Static evaluation for Brudno.
+"""Static evaluation for Brudno: a numba kernel, linear in its weights for each game phase.
 
-`evaluate(board)` scores a position in centipawns from the side to move's
-point of view with one call into a numba kernel that computes every term.
-`evaluation_report(board)` prints the same terms as a table for the UCI `eval`
-command, and `warm_up()` compiles (or loads from cache) the kernels.
+`evaluate(board)` scores a position in centipawns from the side to move's point of view with one
+call into a numba kernel that computes every term. `evaluation_report(board)` prints the terms as
+a table for the UCI `eval` command; `warm_up()` compiles (or loads from cache) the kernels.
 
-Every term is computed for White and for Black by the same code: Black's
-bitboards are flipped vertically first, so Black is evaluated "as if it were
-White". Together with integer arithmetic and a sign-symmetric taper this makes
-`evaluate(b) == evaluate(b.mirror())` hold exactly.
+The evaluation counts *features* (a knight on f3, a rook on an open file, a bishop that reaches 7
+squares, ...) for each side, and each feature has a midgame and an endgame weight: the midgame and
+endgame scores are sums of count x weight, blended by the game phase. The weights are one int64
+array of shape (N_FEATURES, 2), a kernel argument loaded from `engine/weights/classical.npz`, so a
+tuner can change them without recompiling; `feature_coefficients(board)` returns how much each
+feature counts in a position (White's count minus Black's), the vector a tuner fits against
+(scripts/tune.py). The blocks of the feature vector are listed in FEATURE_BLOCKS.
 
-The weights are module-level constants so that a tuner can change them, but
-note that numba freezes globals (ints and arrays alike) into the compiled and
-cached code: changes made at run time are only seen by `.py_func` or by a
-fresh compile (edit the file, or set NUMBA_CACHE_DIR to an empty directory).
+Every term is computed for White and for Black by the same code: Black's bitboards are flipped
+vertically first, so Black is evaluated "as if it were White". Together with integer arithmetic
+and a sign-symmetric taper this makes `evaluate(b) == evaluate(b.mirror())` hold exactly.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import chess
 import numpy as np
-from numba import boolean, int64, njit, uint64
+from numba import boolean, float64, int64, njit, uint64
 from numba.types import UniTuple
 
 from engine.bitboards import (BISHOP_DIRS, FILE_BB, KING_ATTACKS, KNIGHT_ATTACKS, NOT_FILE_A,
@@ -28,201 +31,103 @@ from engine.bitboards import (BISHOP_DIRS, FILE_BB, KING_ATTACKS, KNIGHT_ATTACKS
                               compile_kernel, flip, lsb, popcount, slider_attacks)
 
 # ---------------------------------------------------------------------------
-# Weights. Piece indices: 0 pawn, 1 knight, 2 bishop, 3 rook, 4 queen, 5 king.
+# Features. Piece indices: 0 pawn, 1 knight, 2 bishop, 3 rook, 4 queen, 5 king.
 # Squares: a1 = 0 ... h8 = 63, always seen from the side being evaluated.
 # ---------------------------------------------------------------------------
-
-PIECE_VALUE_MG = np.array([82, 330, 360, 480, 1000, 0], dtype=np.int64)
-PIECE_VALUE_EG = np.array([100, 290, 305, 520, 950, 0], dtype=np.int64)
 
 # Game phase: 24 with all minor and major pieces on the board, 0 with none.
 PHASE_WEIGHT = np.array([0, 1, 1, 2, 4, 0], dtype=np.int64)
 PHASE_MAX = 24
 
-TEMPO_MG = 15
-TEMPO_EG = 5
-
-# Piece-square tables are typed as diagrams (rank 8 on top, as White sees the
-# board) and converted to a1 = 0 indexing below.
-_PAWN_MG = [
-      0,   0,   0,   0,   0,   0,   0,   0,
-     50,  55,  55,  60,  60,  55,  55,  50,
-     15,  20,  25,  35,  35,  25,  20,  15,
-      0,   5,  10,  25,  25,  10,   5,   0,
-     -5,   0,   5,  20,  20,   5,   0,  -5,
-     -5,  -2,  -5,   2,   2,  -5,  -2,  -5,
-     -8,  -2,  -6, -18, -18,   8,   8,  -8,
-      0,   0,   0,   0,   0,   0,   0,   0,
-]
-_PAWN_EG = [
-      0,   0,   0,   0,   0,   0,   0,   0,
-     75,  70,  65,  60,  60,  65,  70,  75,
-     42,  40,  35,  30,  30,  35,  40,  42,
-     22,  20,  15,  12,  12,  15,  20,  22,
-     10,   8,   5,   2,   2,   5,   8,  10,
-      2,   2,   0,   0,   0,   0,   2,   2,
-      0,   0,   0,   0,   0,   0,   0,   0,
-      0,   0,   0,   0,   0,   0,   0,   0,
-]
-_KNIGHT_MG = [
-    -60, -30, -20, -15, -15, -20, -30, -60,
-    -30, -15,   5,   5,   5,   5, -15, -30,
-    -20,   5,  15,  20,  20,  15,   5, -20,
-    -15,  10,  20,  30,  30,  20,  10, -15,
-    -15,   5,  18,  25,  25,  18,   5, -15,
-    -20,   0,  12,  15,  15,  12,   0, -20,
-    -30, -15,   0,   5,   5,   0, -15, -30,
-    -50, -25, -20, -15, -15, -20, -25, -50,
-]
-_KNIGHT_EG = [
-    -50, -35, -25, -20, -20, -25, -35, -50,
-    -35, -20,  -5,   0,   0,  -5, -20, -35,
-    -25,  -5,  10,  15,  15,  10,  -5, -25,
-    -20,   0,  15,  22,  22,  15,   0, -20,
-    -20,   0,  15,  22,  22,  15,   0, -20,
-    -25,  -5,  10,  15,  15,  10,  -5, -25,
-    -35, -20,  -5,   0,   0,  -5, -20, -35,
-    -50, -35, -25, -20, -20, -25, -35, -50,
-]
-_BISHOP_MG = [
-    -20, -10, -10, -10, -10, -10, -10, -20,
-    -10,   0,   0,   0,   0,   0,   0, -10,
-    -10,   0,   5,  10,  10,   5,   0, -10,
-    -10,   5,   5,  10,  10,   5,   5, -10,
-    -10,   0,  10,  10,  10,  10,   0, -10,
-    -10,  10,  10,  10,  10,  10,  10, -10,
-    -10,  15,   0,   5,   5,   0,  15, -10,
-    -20, -10, -12, -10, -10, -12, -10, -20,
-]
-_BISHOP_EG = [
-    -15, -10,  -8,  -5,  -5,  -8, -10, -15,
-    -10,  -3,   0,   2,   2,   0,  -3, -10,
-     -8,   0,   5,   6,   6,   5,   0,  -8,
-     -5,   2,   6,  10,  10,   6,   2,  -5,
-     -5,   2,   6,  10,  10,   6,   2,  -5,
-     -8,   0,   5,   6,   6,   5,   0,  -8,
-    -10,  -3,   0,   2,   2,   0,  -3, -10,
-    -15, -10,  -8,  -5,  -5,  -8, -10, -15,
-]
-_ROOK_MG = [
-      5,  10,  10,  10,  10,  10,  10,   5,
-     15,  20,  20,  20,  20,  20,  20,  15,
-     -5,   0,   0,   0,   0,   0,   0,  -5,
-     -5,   0,   0,   0,   0,   0,   0,  -5,
-     -5,   0,   0,   0,   0,   0,   0,  -5,
-     -5,   0,   0,   0,   0,   0,   0,  -5,
-    -10,  -5,   0,   0,   0,   0,  -5, -10,
-     -5,   0,   5,  10,  10,   5,   0,  -5,
-]
-_ROOK_EG = [
-      5,   5,   5,   5,   5,   5,   5,   5,
-     12,  12,  12,  12,  12,  12,  12,  12,
-      0,   0,   0,   0,   0,   0,   0,   0,
-      0,   0,   0,   0,   0,   0,   0,   0,
-      0,   0,   0,   0,   0,   0,   0,   0,
-      0,   0,   0,   0,   0,   0,   0,   0,
-     -3,  -3,  -3,  -3,  -3,  -3,  -3,  -3,
-     -5,  -3,   0,   2,   2,   0,  -3,  -5,
-]
-_QUEEN_MG = [
-    -20, -10, -10,  -5,  -5, -10, -10, -20,
-    -10,   0,   0,   0,   0,   0,   0, -10,
-    -10,   0,   5,   5,   5,   5,   0, -10,
-     -5,   0,   5,   5,   5,   5,   0,  -5,
-     -5,   0,   5,   5,   5,   5,   0,  -5,
-    -10,   5,   5,   5,   5,   5,   0, -10,
-    -10,   0,   5,   0,   0,   0,   0, -10,
-    -20, -10, -10,  -5,  -5, -10, -10, -20,
-]
-_QUEEN_EG = [
-    -25, -15, -10,  -5,  -5, -10, -15, -25,
-    -15,  -5,   0,   5,   5,   0,  -5, -15,
-    -10,   0,  10,  15,  15,  10,   0, -10,
-     -5,   5,  15,  20,  20,  15,   5,  -5,
-     -5,   5,  15,  20,  20,  15,   5,  -5,
-    -10,   0,  10,  15,  15,  10,   0, -10,
-    -15,  -5,   0,   5,   5,   0,  -5, -15,
-    -25, -15, -10,  -5,  -5, -10, -15, -25,
-]
-_KING_MG = [
-    -60, -70, -70, -80, -80, -70, -70, -60,
-    -60, -70, -70, -80, -80, -70, -70, -60,
-    -50, -60, -60, -70, -70, -60, -60, -50,
-    -40, -50, -50, -60, -60, -50, -50, -40,
-    -30, -40, -40, -50, -50, -40, -40, -30,
-    -20, -30, -30, -40, -40, -30, -30, -20,
-     10,  10,  -5, -20, -20, -10,  15,  15,
-     15,  30,  10, -10,   0, -10,  35,  20,
-]
-_KING_EG = [
-    -50, -35, -25, -20, -20, -25, -35, -50,
-    -30, -15,  -5,   0,   0,  -5, -15, -30,
-    -25,  -5,  15,  20,  20,  15,  -5, -25,
-    -25,  -5,  20,  30,  30,  20,  -5, -25,
-    -25,  -5,  20,  30,  30,  20,  -5, -25,
-    -25,  -5,  10,  20,  20,  10,  -5, -25,
-    -30, -20,  -5,   0,   0,  -5, -20, -30,
-    -50, -35, -30, -25, -25, -30, -35, -50,
-]
-
-
-def _pst(diagrams: list[list[int]]) -> np.ndarray:
-    """Stack diagrams (a8 first) into a [piece, square] array with a1 = 0."""
-    table = np.zeros((len(diagrams), 64), dtype=np.int64)
-    for piece, diagram in enumerate(diagrams):
-        assert len(diagram) == 64
-        for sq in range(64):
-            table[piece, sq] = diagram[sq ^ 56]
-    return table
-
-
-PST_MG = _pst([_PAWN_MG, _KNIGHT_MG, _BISHOP_MG, _ROOK_MG, _QUEEN_MG, _KING_MG])
-PST_EG = _pst([_PAWN_EG, _KNIGHT_EG, _BISHOP_EG, _ROOK_EG, _QUEEN_EG, _KING_EG])
-
-# Mobility: bonus per attacked square of the mobility area (not occupied by
-# own pieces, not attacked by enemy pawns), relative to a typical count so
-# that the term is centred around zero and does not inflate piece values.
-MOBILITY_MG = np.array([0, 4, 5, 3, 1, 0], dtype=np.int64)
-MOBILITY_EG = np.array([0, 4, 5, 4, 2, 0], dtype=np.int64)
-MOBILITY_CENTER = np.array([0, 3, 5, 4, 9, 0], dtype=np.int64)
-
-# Pawn structure.
-DOUBLED_MG = 10
-DOUBLED_EG = 20
-ISOLATED_MG = 10
-ISOLATED_EG = 12
-SUPPORTED_MG = 6  # pawn defended by another pawn
-SUPPORTED_EG = 4
-
-# Passed pawns, indexed by rank (0 = first rank, from the pawn's own side).
-PASSED_MG = np.array([0, 5, 8, 12, 25, 45, 70, 0], dtype=np.int64)
-PASSED_EG = np.array([0, 8, 12, 20, 40, 65, 100, 0], dtype=np.int64)
-# Endgame: the enemy king far from / our king close to the square in front of
-# the passer is worth (THEIR * their distance - OUR * our distance) * rank weight.
-PASSED_KING_RANK_WEIGHT = np.array([0, 0, 0, 1, 2, 3, 4, 0], dtype=np.int64)
-PASSED_THEIR_KING = 4
-PASSED_OUR_KING = 2
-
-# King safety: pawn shield in front of a king on its first two ranks ...
-SHIELD_CLOSE_MG = 12  # own pawn directly in front (one rank ahead)
-SHIELD_FAR_MG = 6  # own pawn two ranks ahead
-KING_OPEN_FILE_MG = 15  # no own pawn at all on a file next to / under the king
-# ... and attacks on the king zone (king square + its neighbours), in "units"
-# per attacked zone square by piece type; quadratic in the units, applied when
-# at least KING_DANGER_MIN_ATTACKERS pieces take part, halved without a queen.
+# Mobility is scored by a table per piece type over the number of squares reached.
+MOBILITY_SIZE = (0, 9, 14, 15, 28, 0)
+# King danger is scored by a table over "attack units" (attacked king-zone squares weighted by
+# the attacking piece), one row with the attacker's queen on the board and one without; it counts
+# once at least KING_DANGER_MIN_ATTACKERS pieces take part. The units define the table index: they
+# shape the feature rather than weigh it, so they are set here and not fitted.
 KING_ATTACK_WEIGHT = np.array([0, 2, 2, 3, 5, 0], dtype=np.int64)
 KING_DANGER_MIN_ATTACKERS = 2
-KING_DANGER_DIV = 3
-KING_DANGER_MAX = 500
-KING_DANGER_EG = 1  # endgame penalty per unit
+KING_DANGER_SIZE = 40  # units beyond the last entry use the last entry
 
-BISHOP_PAIR_MG = 30
-BISHOP_PAIR_EG = 50
+# The feature vector, block by block: (name, length). The weight file records this list and is
+# refused if it does not match.
+FEATURE_BLOCKS = (
+    ("material", 5),  # pawn .. queen
+    ("psqt", 6 * 64),  # piece * 64 + square
+    ("mobility", sum(MOBILITY_SIZE)),  # knight 0..8, bishop 0..13, rook 0..14, queen 0..27
+    ("doubled pawn", 1),  # per pawn beyond the first on a file
+    ("isolated pawn", 1),
+    ("supported pawn", 1),  # defended by a pawn
+    ("passed pawn", 8),  # by rank (0 = own first rank)
+    ("passer: their king distance", 8),  # by rank, times the king's distance to the stop square
+    ("passer: our king distance", 8),
+    ("king shield close", 1),  # own pawn one rank ahead of the king, on its or a next file
+    ("king shield far", 1),  # ... two ranks ahead
+    ("king open file", 1),  # no own pawn on a file next to or under the king
+    ("king danger", 2 * KING_DANGER_SIZE),  # [attacker has a queen, attack units], booked on the attacked king
+    ("king attack units", 1),  # per unit, booked on the attacked king
+    ("bishop pair", 1),
+    ("rook open file", 1),
+    ("rook semi-open file", 1),
+    ("tempo", 1),  # side to move
+)
 
-ROOK_OPEN_FILE_MG = 25
-ROOK_OPEN_FILE_EG = 10
-ROOK_SEMIOPEN_FILE_MG = 12
-ROOK_SEMIOPEN_FILE_EG = 6
+
+def _offsets() -> dict[str, int]:
+    offsets, at = {}, 0
+    for name, length in FEATURE_BLOCKS:
+        offsets[name] = at
+        at += length
+    return offsets
+
+
+_OFFSET = _offsets()
+N_FEATURES = sum(length for _, length in FEATURE_BLOCKS)
+F_MATERIAL = _OFFSET["material"]
+F_PSQT = _OFFSET["psqt"]
+F_MOBILITY = _OFFSET["mobility"]
+MOBILITY_START = np.array([F_MOBILITY + sum(MOBILITY_SIZE[:pt]) for pt in range(6)], dtype=np.int64)
+MOBILITY_LAST = np.array([max(0, size - 1) for size in MOBILITY_SIZE], dtype=np.int64)
+F_DOUBLED = _OFFSET["doubled pawn"]
+F_ISOLATED = _OFFSET["isolated pawn"]
+F_SUPPORTED = _OFFSET["supported pawn"]
+F_PASSED = _OFFSET["passed pawn"]
+F_PASSED_THEIR_KING = _OFFSET["passer: their king distance"]
+F_PASSED_OUR_KING = _OFFSET["passer: our king distance"]
+F_SHIELD_CLOSE = _OFFSET["king shield close"]
+F_SHIELD_FAR = _OFFSET["king shield far"]
+F_KING_OPEN_FILE = _OFFSET["king open file"]
+F_KING_DANGER = _OFFSET["king danger"]
+F_KING_ATTACK_UNITS = _OFFSET["king attack units"]
+F_BISHOP_PAIR = _OFFSET["bishop pair"]
+F_ROOK_OPEN = _OFFSET["rook open file"]
+F_ROOK_SEMIOPEN = _OFFSET["rook semi-open file"]
+F_TEMPO = _OFFSET["tempo"]
+
+WEIGHTS_FILE = Path(__file__).resolve().parent / "weights" / "classical.npz"
+
+
+def load_weights(path: str | Path = WEIGHTS_FILE) -> np.ndarray:
+    """The (N_FEATURES, 2) int64 weights stored at ``path``; ValueError if its layout differs."""
+    with np.load(path) as data:
+        blocks = [(str(name), int(length)) for name, length in zip(data["block_names"], data["block_lengths"])]
+        weights = np.ascontiguousarray(data["weights"], dtype=np.int64)
+    if blocks != list(FEATURE_BLOCKS) or weights.shape != (N_FEATURES, 2):
+        raise ValueError(f"{path}: its feature layout is not this evaluation's")
+    return weights
+
+
+def save_weights(weights: np.ndarray, path: str | Path = WEIGHTS_FILE) -> None:
+    """Writes integer weights with the feature layout they belong to (see load_weights)."""
+    weights = np.asarray(weights)
+    if weights.shape != (N_FEATURES, 2):
+        raise ValueError(f"weights must have shape ({N_FEATURES}, 2), not {weights.shape}")
+    np.savez_compressed(path, weights=np.rint(weights).astype(np.int64),
+                        block_names=np.array([name for name, _ in FEATURE_BLOCKS]),
+                        block_lengths=np.array([length for _, length in FEATURE_BLOCKS]))
+
+
+WEIGHTS = load_weights()
 
 # ---------------------------------------------------------------------------
 # Term bookkeeping: the kernel fills terms[term, colour, stage]
@@ -272,8 +177,18 @@ def _distance(a, b):
 # ---------------------------------------------------------------------------
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _add(feature, count, c, term, weights, terms, coefs):
+    """Books ``count`` times ``feature`` for side c under ``term`` (and into the coefficient
+    vector, White's counts minus Black's, when one is being built)."""
+    terms[term, c, 0] += count * weights[feature, 0]
+    terms[term, c, 1] += count * weights[feature, 1]
+    if coefs.shape[0]:
+        coefs[feature] += count if c == 0 else -count
+
+
 @njit(cache=True, nogil=True)
-def _side_terms(c, us, them, terms):
+def _side_terms(c, us, them, weights, terms, coefs):
     """Accumulate the terms of side c into terms[:, c, :] (and the danger it
     poses to the enemy king into terms[T_KING, 1 - c, :]).
 
@@ -286,23 +201,14 @@ def _side_terms(c, us, them, terms):
     occ = occ_us | tp | tn | tb | tr | tq | tk
 
     # Material and piece-square tables.
-    mat_mg = 0
-    mat_eg = 0
-    pst_mg = 0
-    pst_eg = 0
     for pt in range(6):
         bb = us[pt]
         while bb:
             sq = lsb(bb)
             bb &= bb - U1
-            mat_mg += PIECE_VALUE_MG[pt]
-            mat_eg += PIECE_VALUE_EG[pt]
-            pst_mg += PST_MG[pt, sq]
-            pst_eg += PST_EG[pt, sq]
-    terms[T_MATERIAL, c, 0] += mat_mg
-    terms[T_MATERIAL, c, 1] += mat_eg
-    terms[T_PST, c, 0] += pst_mg
-    terms[T_PST, c, 1] += pst_eg
+            if pt < 5:
+                _add(F_MATERIAL + pt, 1, c, T_MATERIAL, weights, terms, coefs)
+            _add(F_PSQT + pt * 64 + sq, 1, c, T_PST, weights, terms, coefs)
 
     our_pawn_attacks = ((p << S9) & NOT_FILE_A) | ((p << S7) & NOT_FILE_H)
     their_pawn_attacks = ((tp >> S7) & NOT_FILE_A) | ((tp >> S9) & NOT_FILE_H)
@@ -316,8 +222,6 @@ def _side_terms(c, us, them, terms):
         zone = KING_ATTACKS[their_king_sq] | SQUARE_BB[their_king_sq]
     attack_units = 0
     attackers = 0
-    mob_mg = 0
-    mob_eg = 0
     for pt in range(1, 5):
         bb = us[pt]
         while bb:
@@ -332,63 +236,47 @@ def _side_terms(c, us, them, terms):
             else:
                 att = (slider_attacks(sq, occ, BISHOP_DIRS)
                        | slider_attacks(sq, occ, ROOK_DIRS))
-            cnt = popcount(att & mobility_area) - MOBILITY_CENTER[pt]
-            mob_mg += MOBILITY_MG[pt] * cnt
-            mob_eg += MOBILITY_EG[pt] * cnt
+            reach = min(popcount(att & mobility_area), MOBILITY_LAST[pt])
+            _add(MOBILITY_START[pt] + reach, 1, c, T_MOBILITY, weights, terms, coefs)
             hits = att & zone
             if hits:
                 attackers += 1
                 attack_units += KING_ATTACK_WEIGHT[pt] * popcount(hits)
-    terms[T_MOBILITY, c, 0] += mob_mg
-    terms[T_MOBILITY, c, 1] += mob_eg
 
     # Our attack on their king is booked as a penalty on their king safety,
     # so the report reads "how safe is each king".
     if attackers >= KING_DANGER_MIN_ATTACKERS:
-        danger = attack_units * attack_units // KING_DANGER_DIV
-        if danger > KING_DANGER_MAX:
-            danger = KING_DANGER_MAX
-        if not q:
-            danger //= 2
-        terms[T_KING, 1 - c, 0] -= danger
-        terms[T_KING, 1 - c, 1] -= attack_units * KING_DANGER_EG
+        row = KING_DANGER_SIZE if q else 0
+        index = min(attack_units, KING_DANGER_SIZE - 1)
+        _add(F_KING_DANGER + row + index, -1, 1 - c, T_KING, weights, terms, coefs)
+        _add(F_KING_ATTACK_UNITS, -attack_units, 1 - c, T_KING, weights, terms, coefs)
 
     # Pawn shield for a king still on its first two ranks.
     if king_sq >= 0 and king_sq < 16:
         kf = king_sq & 7
-        shield = 0
         for f in range(max(kf - 1, 0), min(kf + 1, 7) + 1):
             one_ahead = king_sq + 8 + f - kf
             if p & SQUARE_BB[one_ahead]:
-                shield += SHIELD_CLOSE_MG
+                _add(F_SHIELD_CLOSE, 1, c, T_KING, weights, terms, coefs)
             elif p & SQUARE_BB[one_ahead + 8]:
-                shield += SHIELD_FAR_MG
+                _add(F_SHIELD_FAR, 1, c, T_KING, weights, terms, coefs)
             elif not (p & FILE_BB[f]):
-                shield -= KING_OPEN_FILE_MG
-        terms[T_KING, c, 0] += shield
+                _add(F_KING_OPEN_FILE, 1, c, T_KING, weights, terms, coefs)
 
     # Pawn structure: doubled and isolated by file, supported pawns.
-    ps_mg = 0
-    ps_eg = 0
     for f in range(8):
         on_file = p & FILE_BB[f]
         if on_file:
             cnt = popcount(on_file)
             if cnt > 1:
-                ps_mg -= DOUBLED_MG * (cnt - 1)
-                ps_eg -= DOUBLED_EG * (cnt - 1)
+                _add(F_DOUBLED, cnt - 1, c, T_PAWNS, weights, terms, coefs)
             if not (p & ADJACENT_FILES_BB[f]):
-                ps_mg -= ISOLATED_MG * cnt
-                ps_eg -= ISOLATED_EG * cnt
+                _add(F_ISOLATED, cnt, c, T_PAWNS, weights, terms, coefs)
     supported = popcount(p & our_pawn_attacks)
-    ps_mg += SUPPORTED_MG * supported
-    ps_eg += SUPPORTED_EG * supported
-    terms[T_PAWNS, c, 0] += ps_mg
-    terms[T_PAWNS, c, 1] += ps_eg
+    if supported:
+        _add(F_SUPPORTED, supported, c, T_PAWNS, weights, terms, coefs)
 
     # Passed pawns (only the front pawn of a doubled pair counts).
-    pp_mg = 0
-    pp_eg = 0
     bb = p
     while bb:
         sq = lsb(bb)
@@ -396,23 +284,18 @@ def _side_terms(c, us, them, terms):
         if (tp & PASSED_SPAN[sq]) or (p & FRONT_SPAN[sq]):
             continue
         rank = sq >> 3
-        pp_mg += PASSED_MG[rank]
-        pp_eg += PASSED_EG[rank]
+        _add(F_PASSED + rank, 1, c, T_PASSED, weights, terms, coefs)
         if king_sq >= 0 and their_king_sq >= 0:
             stop = sq + 8
-            pp_eg += PASSED_KING_RANK_WEIGHT[rank] * (
-                PASSED_THEIR_KING * _distance(their_king_sq, stop)
-                - PASSED_OUR_KING * _distance(king_sq, stop))
-    terms[T_PASSED, c, 0] += pp_mg
-    terms[T_PASSED, c, 1] += pp_eg
+            _add(F_PASSED_THEIR_KING + rank, _distance(their_king_sq, stop), c, T_PASSED,
+                 weights, terms, coefs)
+            _add(F_PASSED_OUR_KING + rank, _distance(king_sq, stop), c, T_PASSED,
+                 weights, terms, coefs)
 
     if b and (b & (b - U1)):
-        terms[T_BISHOP_PAIR, c, 0] += BISHOP_PAIR_MG
-        terms[T_BISHOP_PAIR, c, 1] += BISHOP_PAIR_EG
+        _add(F_BISHOP_PAIR, 1, c, T_BISHOP_PAIR, weights, terms, coefs)
 
     # Rooks on open (no pawns) and semi-open (no own pawns) files.
-    rk_mg = 0
-    rk_eg = 0
     bb = r
     while bb:
         sq = lsb(bb)
@@ -420,13 +303,9 @@ def _side_terms(c, us, them, terms):
         file_bb = FILE_BB[sq & 7]
         if not (p & file_bb):
             if tp & file_bb:
-                rk_mg += ROOK_SEMIOPEN_FILE_MG
-                rk_eg += ROOK_SEMIOPEN_FILE_EG
+                _add(F_ROOK_SEMIOPEN, 1, c, T_ROOKS, weights, terms, coefs)
             else:
-                rk_mg += ROOK_OPEN_FILE_MG
-                rk_eg += ROOK_OPEN_FILE_EG
-    terms[T_ROOKS, c, 0] += rk_mg
-    terms[T_ROOKS, c, 1] += rk_eg
+                _add(F_ROOK_OPEN, 1, c, T_ROOKS, weights, terms, coefs)
 
 
 @njit(cache=True, nogil=True)
@@ -437,23 +316,21 @@ def _flip_all(pieces):
 
 @njit(cache=True, nogil=True)
 def _fill_terms(pawns, knights, bishops, rooks, queens, kings, white, black,
-                white_to_move, terms):
-    """Fill terms[term, colour, stage] and return the game phase."""
+                white_to_move, weights, terms, coefs):
+    """Fill terms[term, colour, stage] (and coefs, if not empty) and return the game phase."""
     w = (pawns & white, knights & white, bishops & white, rooks & white,
          queens & white, kings & white)
     bl = (pawns & black, knights & black, bishops & black, rooks & black,
           queens & black, kings & black)
     # Black is evaluated on the flipped board, so it sees itself as White.
-    _side_terms(0, w, bl, terms)
-    _side_terms(1, _flip_all(bl), _flip_all(w), terms)
+    _side_terms(0, w, bl, weights, terms, coefs)
+    _side_terms(1, _flip_all(bl), _flip_all(w), weights, terms, coefs)
 
     phase = 0
     for pt in range(1, 5):
         phase += popcount(w[pt] | bl[pt]) * PHASE_WEIGHT[pt]
 
-    stm = 0 if white_to_move else 1
-    terms[T_TEMPO, stm, 0] += TEMPO_MG
-    terms[T_TEMPO, stm, 1] += TEMPO_EG
+    _add(F_TEMPO, 1, 0 if white_to_move else 1, T_TEMPO, weights, terms, coefs)
     return min(phase, PHASE_MAX)
 
 
@@ -489,25 +366,37 @@ def _combine(terms, phase, white_to_move):
 # each int is first wrapped in numpy.uint64), and with compilation disabled
 # afterwards numba can never build a second specialisation.
 _BB_ARGS = (uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean)
-_EVALUATE_SIGNATURE = int64(*_BB_ARGS)
-_REPORT_SIGNATURE = UniTuple(int64, 2)(*_BB_ARGS, int64[:, :, ::1])
+_WEIGHTS_ARG = int64[:, ::1]
+_EVALUATE_SIGNATURE = int64(*_BB_ARGS, _WEIGHTS_ARG)
+_REPORT_SIGNATURE = UniTuple(int64, 2)(*_BB_ARGS, _WEIGHTS_ARG, int64[:, :, ::1])
+_COEFFICIENTS_SIGNATURE = int64(*_BB_ARGS, _WEIGHTS_ARG, float64[::1])
 
 
 @njit(cache=True, nogil=True)
 def _evaluate_kernel(pawns, knights, bishops, rooks, queens, kings, white, black,
-                     white_to_move):
+                     white_to_move, weights):
     terms = np.zeros((N_TERMS, 2, 2), dtype=np.int64)
+    no_coefs = np.zeros(0, dtype=np.float64)
     phase = _fill_terms(pawns, knights, bishops, rooks, queens, kings, white,
-                        black, white_to_move, terms)
+                        black, white_to_move, weights, terms, no_coefs)
     return _combine(terms, phase, white_to_move)
 
 
 @njit(cache=True, nogil=True)
 def _report_kernel(pawns, knights, bishops, rooks, queens, kings, white, black,
-                   white_to_move, terms):
+                   white_to_move, weights, terms):
+    no_coefs = np.zeros(0, dtype=np.float64)
     phase = _fill_terms(pawns, knights, bishops, rooks, queens, kings, white,
-                        black, white_to_move, terms)
+                        black, white_to_move, weights, terms, no_coefs)
     return phase, _combine(terms, phase, white_to_move)
+
+
+@njit(cache=True, nogil=True)
+def _coefficients_kernel(pawns, knights, bishops, rooks, queens, kings, white, black,
+                         white_to_move, weights, coefs):
+    terms = np.zeros((N_TERMS, 2, 2), dtype=np.int64)
+    return _fill_terms(pawns, knights, bishops, rooks, queens, kings, white,
+                       black, white_to_move, weights, terms, coefs)
 
 
 # The kernels are compiled (or loaded from numba's cache) on first use rather
@@ -542,15 +431,34 @@ def evaluate(board: chess.Board) -> int:
     occ = board.occupied_co
     return _kernel(board.pawns, board.knights, board.bishops, board.rooks,
                    board.queens, board.kings, occ[chess.WHITE], occ[chess.BLACK],
-                   board.turn)
+                   board.turn, WEIGHTS)
 
 
 def board_arguments(board: chess.Board) -> tuple:
-    """The kernel arguments for `board`, as numpy scalars (for `.py_func`)."""
+    """The kernel arguments for `board` (weights included), as numpy scalars (for `.py_func`)."""
     occ = board.occupied_co
     return (np.uint64(board.pawns), np.uint64(board.knights), np.uint64(board.bishops),
             np.uint64(board.rooks), np.uint64(board.queens), np.uint64(board.kings),
-            np.uint64(occ[chess.WHITE]), np.uint64(occ[chess.BLACK]), bool(board.turn))
+            np.uint64(occ[chess.WHITE]), np.uint64(occ[chess.BLACK]), bool(board.turn), WEIGHTS)
+
+
+def feature_coefficients(board: chess.Board, out: np.ndarray | None = None) -> tuple[np.ndarray, int]:
+    """How much each feature counts in ``board`` (White's count minus Black's; the tempo counts
+    for the side to move) and the game phase. With weights W, the midgame score (White's view)
+    is ``coefs @ W[:, 0]``, the endgame score ``coefs @ W[:, 1]``; `evaluate` tapers them by the
+    phase. ``out`` (float64, length N_FEATURES, zeroed by the caller) is filled if given."""
+    compile_kernel(_coefficients_kernel, _COEFFICIENTS_SIGNATURE)
+    coefs = np.zeros(N_FEATURES, dtype=np.float64) if out is None else out
+    occ = board.occupied_co
+    phase = _coefficients_kernel(board.pawns, board.knights, board.bishops, board.rooks,
+                                 board.queens, board.kings, occ[chess.WHITE], occ[chess.BLACK],
+                                 board.turn, WEIGHTS, coefs)
+    return coefs, int(phase)
+
+
+def taper(mg: int, eg: int, phase: int) -> int:
+    """The tapered score of midgame and endgame sums, rounded exactly as `evaluate` rounds."""
+    return int(_taper.py_func(int(mg), int(eg), int(phase)))
 
 
 def evaluation_terms(board: chess.Board) -> tuple[np.ndarray, int, int]:
@@ -560,7 +468,7 @@ def evaluation_terms(board: chess.Board) -> tuple[np.ndarray, int, int]:
     occ = board.occupied_co
     phase, score = _report_kernel(board.pawns, board.knights, board.bishops,
                                   board.rooks, board.queens, board.kings,
-                                  occ[chess.WHITE], occ[chess.BLACK], board.turn, terms)
+                                  occ[chess.WHITE], occ[chess.BLACK], board.turn, WEIGHTS, terms)
     return terms, int(phase), int(score)
 
 
@@ -605,10 +513,10 @@ def evaluation_report(board: chess.Board) -> str:
 
 
 def warm_up() -> None:
-    """Compile or load from cache every numba kernel (call once at start-up).
-
-    The search kernel comes first so that a search started meanwhile waits
-    only for it; the `eval` report kernel follows."""
+    """Compile or load from cache the search's and the `eval` command's kernels (call once at
+    start-up). The search kernel comes first so that a search started meanwhile waits only for
+    it; the `eval` report kernel follows. The tuner's coefficient kernel is compiled on its
+    first use."""
     _compile_evaluate_kernel()
     evaluate(chess.Board())
     _compile_report_kernel()

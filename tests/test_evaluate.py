@@ -4,6 +4,7 @@ import random
 import re
 
 import chess
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -99,8 +100,7 @@ def test_blocked_pawn_is_not_passed():
 def test_bishop_pair_bonus_needs_two_bishops():
     pair = chess.Board("4k3/8/8/8/8/8/8/2B1KB2 w - - 0 1")
     single = chess.Board("4k3/8/8/8/8/8/8/2N1KB2 w - - 0 1")
-    assert list(evaluation_terms(pair)[0][ev.T_BISHOP_PAIR, 0]) == [
-        ev.BISHOP_PAIR_MG, ev.BISHOP_PAIR_EG]
+    assert list(evaluation_terms(pair)[0][ev.T_BISHOP_PAIR, 0]) == list(ev.WEIGHTS[ev.F_BISHOP_PAIR])
     assert (evaluation_terms(single)[0][ev.T_BISHOP_PAIR] == 0).all()
 
 
@@ -152,3 +152,49 @@ def test_report_names_every_term_and_matches_evaluate():
     assert int(white.group(1)) == white_view(board)
     assert int(side.group(1)) == evaluate(board)
     assert all(line == line.rstrip() for line in report.splitlines())
+
+
+# ---------------------------------------------------------------------- the weights as data
+
+def score_from_coefficients(board: chess.Board) -> int:
+    """The evaluation rebuilt from the coefficient vector and the weights, side to move's view."""
+    coefs, phase = ev.feature_coefficients(board)
+    mg = int(round(coefs @ ev.WEIGHTS[:, 0]))
+    eg = int(round(coefs @ ev.WEIGHTS[:, 1]))
+    white = max(-ev.EVAL_LIMIT, min(ev.EVAL_LIMIT, ev.taper(mg, eg, phase)))
+    return white if board.turn == chess.WHITE else -white
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), plies=st.integers(0, 160))
+def test_coefficients_dotted_with_the_weights_give_the_kernels_score(seed, plies):
+    for board in random_game(seed, plies)[::7]:
+        assert score_from_coefficients(board) == evaluate(board), board.fen()
+
+
+def test_coefficients_of_a_mirrored_board_are_negated_except_the_tempo():
+    board = chess.Board(KIWIPETE)
+    coefs, phase = ev.feature_coefficients(board)
+    mirrored, mirrored_phase = ev.feature_coefficients(board.mirror())
+    assert phase == mirrored_phase
+    # The side to move changes colour with the mirror, so the tempo flips too.
+    assert (mirrored == -coefs).all()
+
+
+def test_the_kernel_takes_its_weights_as_an_argument():
+    board = chess.Board(KIWIPETE)
+    doubled = np.ascontiguousarray(ev.WEIGHTS * 2)
+    args = ev.board_arguments(board)[:-1]
+    white = ev._evaluate_kernel(*args, ev.WEIGHTS)
+    # Doubling every weight doubles the midgame and endgame sums (up to the taper's rounding).
+    assert abs(ev._evaluate_kernel(*args, doubled) - 2 * white) <= 1
+
+
+def test_the_weight_file_round_trips_and_refuses_another_layout(tmp_path):
+    path = tmp_path / "w.npz"
+    ev.save_weights(ev.WEIGHTS, path)
+    assert (ev.load_weights(path) == ev.WEIGHTS).all()
+    np.savez(tmp_path / "bad.npz", weights=ev.WEIGHTS[:-1], block_names=np.array(["x"]),
+             block_lengths=np.array([1]))
+    with pytest.raises(ValueError):
+        ev.load_weights(tmp_path / "bad.npz")

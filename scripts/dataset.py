@@ -1,0 +1,70 @@
+"""The training-data format, shared by scripts/make_data.py (writer), the trainers and the tests.
+
+One position a line, plain text so that any tool can read it:
+
+    <FEN> | <score> | <result>
+
+``score`` is the teacher's search score in centipawns and ``result`` the game's result
+(1.0, 0.5, 0.0), both from White's point of view. Lines starting with ``#`` are comments.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator, TextIO
+
+import chess
+
+
+@dataclass(frozen=True)
+class Sample:
+    fen: str
+    score: int  # centipawns, White's view
+    result: float  # 1.0 White won, 0.5 draw, 0.0 Black won
+
+    def line(self) -> str:
+        return f"{self.fen} | {self.score} | {self.result:.1f}"
+
+    def board(self) -> chess.Board:
+        return chess.Board(self.fen)
+
+
+def parse_line(line: str) -> Sample | None:
+    """The sample on ``line``; None for blank and comment lines; ValueError when malformed."""
+    line = line.strip()
+    if not line or line.startswith("#"):
+        return None
+    fields = [field.strip() for field in line.split("|")]
+    if len(fields) != 3:
+        raise ValueError(f"expected 'FEN | score | result', got {line!r}")
+    result = float(fields[2])
+    if result not in (0.0, 0.5, 1.0):
+        raise ValueError(f"result must be 1.0, 0.5 or 0.0, got {fields[2]!r}")
+    return Sample(fields[0], int(fields[1]), result)
+
+
+def read_samples(path: str | Path, limit: int | None = None) -> Iterator[Sample]:
+    """The samples of the file at ``path``, in order (at most ``limit`` of them)."""
+    count = 0
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            sample = parse_line(line)
+            if sample is None:
+                continue
+            yield sample
+            count += 1
+            if limit is not None and count >= limit:
+                return
+
+
+def write_samples(out: TextIO, samples: Iterable[Sample]) -> int:
+    count = 0
+    for sample in samples:
+        out.write(sample.line() + "\n")
+        count += 1
+    return count
+
+
+def position_id(board: chess.Board) -> str:
+    """What makes two samples duplicates: the position, not the move counters."""
+    return board.epd()
