@@ -58,9 +58,12 @@ FEATURE_BLOCKS = (
     ("doubled pawn", 1),  # per pawn beyond the first on a file
     ("isolated pawn", 1),
     ("supported pawn", 1),  # defended by a pawn
+    ("pawn phalanx", 1),  # a pawn with an own pawn beside it on the same rank (counted once a pair)
     ("passed pawn", 8),  # by rank (0 = own first rank)
     ("passer: their king distance", 8),  # by rank, times the king's distance to the stop square
     ("passer: our king distance", 8),
+    ("passer blocked", 8),  # by rank: a piece stands on the square in front
+    ("attacked by a pawn", 4),  # knight .. queen attacked by an enemy pawn
     ("king shield close", 1),  # own pawn one rank ahead of the king, on its or a next file
     ("king shield far", 1),  # ... two ranks ahead
     ("king open file", 1),  # no own pawn on a file next to or under the king
@@ -94,6 +97,9 @@ F_SUPPORTED = _OFFSET["supported pawn"]
 F_PASSED = _OFFSET["passed pawn"]
 F_PASSED_THEIR_KING = _OFFSET["passer: their king distance"]
 F_PASSED_OUR_KING = _OFFSET["passer: our king distance"]
+F_PASSED_BLOCKED = _OFFSET["passer blocked"]
+F_PAWN_THREAT = _OFFSET["attacked by a pawn"]
+F_PHALANX = _OFFSET["pawn phalanx"]
 F_SHIELD_CLOSE = _OFFSET["king shield close"]
 F_SHIELD_FAR = _OFFSET["king shield far"]
 F_KING_OPEN_FILE = _OFFSET["king open file"]
@@ -275,6 +281,14 @@ def _side_terms(c, us, them, weights, terms, coefs):
     supported = popcount(p & our_pawn_attacks)
     if supported:
         _add(F_SUPPORTED, supported, c, T_PAWNS, weights, terms, coefs)
+    phalanx = popcount(p & ((p << U1) & NOT_FILE_A))
+    if phalanx:
+        _add(F_PHALANX, phalanx, c, T_PAWNS, weights, terms, coefs)
+    # Pieces a pawn attacks must move or be lost (booked as a pawn-structure matter).
+    for pt in range(1, 5):
+        threatened = popcount(us[pt] & their_pawn_attacks)
+        if threatened:
+            _add(F_PAWN_THREAT + pt - 1, threatened, c, T_PAWNS, weights, terms, coefs)
 
     # Passed pawns (only the front pawn of a doubled pair counts).
     bb = p
@@ -285,6 +299,8 @@ def _side_terms(c, us, them, weights, terms, coefs):
             continue
         rank = sq >> 3
         _add(F_PASSED + rank, 1, c, T_PASSED, weights, terms, coefs)
+        if rank < 7 and occ & SQUARE_BB[sq + 8]:
+            _add(F_PASSED_BLOCKED + rank, 1, c, T_PASSED, weights, terms, coefs)
         if king_sq >= 0 and their_king_sq >= 0:
             stop = sq + 8
             _add(F_PASSED_THEIR_KING + rank, _distance(their_king_sq, stop), c, T_PASSED,
