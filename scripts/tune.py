@@ -41,23 +41,32 @@ class Dataset:
     phase: np.ndarray  # float32, (n,): midgame share 0..1
     score: np.ndarray  # float32, (n,): teacher centipawns
     result: np.ndarray  # float32, (n,): 1, 0.5, 0
+    source: np.ndarray | None = None  # int, (n,): which file, in file order
 
     def __len__(self) -> int:
         return len(self.result)
 
     def take(self, index: np.ndarray | slice) -> "Dataset":
-        return Dataset(self.coefs[index], self.phase[index], self.score[index], self.result[index])
+        source = None if self.source is None else self.source[index]
+        return Dataset(self.coefs[index], self.phase[index], self.score[index], self.result[index], source)
 
 
-def build_dataset(path: Path, limit: int | None = None) -> Dataset:
-    """Reads samples and computes each position's coefficient vector (cached beside the data)."""
-    stat = path.stat()
-    tag = hashlib.sha1(f"{stat.st_size}-{stat.st_mtime_ns}-{limit}-{ev.FEATURE_BLOCKS}".encode()).hexdigest()[:12]
-    cache = path.with_name(f"{path.name}.{tag}.coefs.npz")
+def build_dataset(paths: list[Path], limit: int | None = None) -> Dataset:
+    """Reads samples and computes each position's coefficient vector (cached beside the data).
+
+    ``source`` numbers the file each position came from (see :func:`split`)."""
+    stats = [(str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in paths]
+    tag = hashlib.sha1(f"{stats}-{limit}-{ev.FEATURE_BLOCKS}".encode()).hexdigest()[:12]
+    cache = paths[0].with_name(f"{paths[0].name}.{tag}.coefs.npz")
     if cache.exists():
         with np.load(cache) as data:
-            return Dataset(data["coefs"], data["phase"], data["score"], data["result"])
-    samples = list(read_samples(path, limit))
+            return Dataset(data["coefs"], data["phase"], data["score"], data["result"], data["source"])
+    per_file = None if limit is None else -(-limit // len(paths))
+    samples, source = [], []
+    for number, path in enumerate(paths):
+        these = list(read_samples(path, per_file))
+        samples += these
+        source += [number] * len(these)
     n = len(samples)
     coefs = np.zeros((n, ev.N_FEATURES), dtype=np.float32)
     phase = np.zeros(n, dtype=np.float32)
@@ -72,9 +81,22 @@ def build_dataset(path: Path, limit: int | None = None) -> Dataset:
             print(f"  coefficients: {i}/{n} ({time.monotonic() - started:.0f} s)", file=sys.stderr)
     data = Dataset(coefs, phase,
                    np.array([s.score for s in samples], dtype=np.float32),
-                   np.array([s.result for s in samples], dtype=np.float32))
-    np.savez(cache, coefs=data.coefs, phase=data.phase, score=data.score, result=data.result)
+                   np.array([s.result for s in samples], dtype=np.float32),
+                   np.array(source, dtype=np.int32))
+    np.savez(cache, coefs=data.coefs, phase=data.phase, score=data.score, result=data.result,
+             source=data.source)
     return data
+
+
+def split(data: Dataset, share: float) -> tuple[Dataset, Dataset]:
+    """Training and validation sets: the validation set is the last ``share`` of each file's
+    positions, i.e. whole games the training set never saw (positions of one game correlate)."""
+    source = np.zeros(len(data), dtype=np.int32) if data.source is None else data.source
+    held_out = np.zeros(len(data), dtype=bool)
+    for number in np.unique(source):
+        rows = np.flatnonzero(source == number)
+        held_out[rows[int(len(rows) * (1 - share)):]] = True
+    return data.take(~held_out), data.take(held_out)
 
 
 def sigmoid(x: np.ndarray) -> np.ndarray:
@@ -159,22 +181,22 @@ def fit_weights(data: Dataset, target: np.ndarray, weights: np.ndarray, scale: f
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("data", type=Path, help="a file written by scripts/make_data.py")
+    parser.add_argument("data", type=Path, nargs="+", help="files written by scripts/make_data.py")
     parser.add_argument("--out", type=Path, default=ev.WEIGHTS_FILE)
     parser.add_argument("--start", type=Path, default=ev.WEIGHTS_FILE, help="weights to start from")
-    parser.add_argument("--limit", type=int, help="use only the first N positions")
+    parser.add_argument("--limit", type=int, help="use only the first N positions (shared among the files)")
     parser.add_argument("--result-share", type=float, default=0.5,
                         help="lambda: the target's share of the game result (the rest: the teacher's score)")
     parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--batch", type=int, default=16384)
     parser.add_argument("--lr", type=float, default=2.0)
-    parser.add_argument("--validation", type=float, default=0.05, help="share of positions (the last games)")
+    parser.add_argument("--validation", type=float, default=0.05,
+                        help="share of positions held out: the last games of each file")
     args = parser.parse_args()
 
     started = time.monotonic()
     data = build_dataset(args.data, args.limit)
-    cut = int(len(data) * (1 - args.validation))
-    train, valid = data.take(slice(0, cut)), data.take(slice(cut, None))
+    train, valid = split(data, args.validation)
     print(f"{len(train)} training and {len(valid)} validation positions, {ev.N_FEATURES} features "
           f"x 2 phases ({time.monotonic() - started:.0f} s)")
     teacher_scale = fit_scale(train.score, train.result)
