@@ -4,7 +4,8 @@
     .venv/bin/python scripts/make_data.py --out data/sf5k.txt --positions 1000000
 
 The teacher (Debian's Stockfish by default) plays itself at a fixed node count from the 8-move
-openings, after a few random plies so that games differ. Every position it reaches is kept if
+openings, after a few random plies so that games differ; with ``--player`` another engine (Brudno:
+``--player scripts/brudno``) plays the games and the teacher only labels its positions. Every position it reaches is kept if
 it is quiet (not in check, and the teacher's best move neither captures nor promotes), is not
 decided by a mate score, has more than ``--min-pieces`` men (no tablebase endings) and was not
 kept before. Each is labelled with the teacher's score and the game's result (scripts/dataset.py
@@ -102,9 +103,10 @@ def load_openings(path: Path | None) -> list[str]:
     return fens
 
 
-def play_game(teacher: UciTeacher, opening: str, rng: random.Random, args: argparse.Namespace,
-              seen: set[str]) -> list[Sample]:
-    """One self-play game; its quiet, new positions labelled with score and result."""
+def play_game(teacher: UciTeacher, player: UciTeacher | None, opening: str, rng: random.Random,
+              args: argparse.Namespace, seen: set[str]) -> list[Sample]:
+    """One game (the teacher against itself, or ``player`` against itself with the teacher
+    labelling); its quiet, new positions labelled with score and result."""
     board = chess.Board(opening)
     for _ in range(rng.randint(0, args.random_plies)):
         moves = list(board.legal_moves)
@@ -116,6 +118,8 @@ def play_game(teacher: UciTeacher, opening: str, rng: random.Random, args: argpa
     start = board.fen()
     board = chess.Board(start)
     teacher.new_game()
+    if player is not None:
+        player.new_game()
     kept: list[tuple[str, int]] = []  # FEN and White's score
     decisive, quiet_draw = 0, 0
     result: float | None = None
@@ -126,6 +130,7 @@ def play_game(teacher: UciTeacher, opening: str, rng: random.Random, args: argpa
             break
         move, score = teacher.search(start, board.move_stack, args.nodes)
         white_score = score if board.turn == chess.WHITE else -score
+        played = move if player is None else player.search(start, board.move_stack, args.player_nodes)[0]
         quiet = (not board.is_check() and not board.is_capture(move) and move.promotion is None
                  and abs(score) < MATE_CP and len(board.piece_map()) > args.min_pieces)
         if quiet:
@@ -140,7 +145,7 @@ def play_game(teacher: UciTeacher, opening: str, rng: random.Random, args: argpa
             result = 1.0 if white_score > 0 else 0.0
         elif quiet_draw >= 12 or board.ply() >= 400:
             result = 0.5
-        board.push(move)
+        board.push(played)
     return [Sample(fen, max(-args.clip, min(args.clip, s)), result) for fen, s in kept]
 
 
@@ -152,6 +157,9 @@ def main() -> None:
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="teacher option (default Threads=1, Hash=16)")
     parser.add_argument("--nodes", type=int, default=5000, help="teacher nodes per move")
+    parser.add_argument("--player", help="UCI command of an engine that plays the games instead "
+                                         "(e.g. scripts/brudno); the teacher still labels them")
+    parser.add_argument("--player-nodes", type=int, default=2000, help="player nodes per move")
     parser.add_argument("--openings", type=Path, default=DEFAULT_OPENINGS,
                         help="EPD of start positions (the standard start position if absent)")
     parser.add_argument("--random-plies", type=int, default=4, help="up to this many random plies first")
@@ -179,6 +187,7 @@ def main() -> None:
     options = {"Threads": "1", "Hash": "16"}
     options.update(dict(o.split("=", 1) for o in args.option))
     teacher = UciTeacher(args.teacher.split(), options)
+    player = None if args.player is None else UciTeacher(args.player.split(), {})
     started, start_count = time.monotonic(), count
     print(f"make_data: {count} positions from {state['games']} games in {args.out}; "
           f"target {args.positions}", file=sys.stderr)
@@ -187,7 +196,7 @@ def main() -> None:
             while count < args.positions:
                 game = state["games"]
                 rng = random.Random(f"{args.seed}-{game}")
-                samples = play_game(teacher, rng.choice(openings), rng, args, seen)
+                samples = play_game(teacher, player, rng.choice(openings), rng, args, seen)
                 for sample in samples:
                     out.write(sample.line() + "\n")
                 out.flush()
@@ -203,6 +212,8 @@ def main() -> None:
         pass
     finally:
         teacher.close()
+        if player is not None:
+            player.close()
         print(f"\nmake_data: {count} positions from {state['games']} games in {args.out}",
               file=sys.stderr)
 
