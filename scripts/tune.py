@@ -11,7 +11,8 @@ e = p * (x . W_mg) + (1 - p) * (x . W_eg). Tuning is a logistic regression in nu
    the target of a position is lambda * result + (1 - lambda) * sigmoid(K_t * teacher score);
 2. the evaluation's scale K, fitted first, with the current weights;
 3. every weight, by Adam on mini-batches of the mean squared error between sigmoid(K * e) and
-   the target; train and validation loss (the last games of the file) are printed per epoch.
+   the target; train and validation loss (held-out whole games) are printed per epoch, and the
+   epoch with the lowest validation loss is kept.
 
 The weights are rounded to integers and written with their feature layout.
 """
@@ -88,15 +89,18 @@ def build_dataset(paths: list[Path], limit: int | None = None) -> Dataset:
     return data
 
 
-def split(data: Dataset, share: float) -> tuple[Dataset, Dataset]:
-    """Training and validation sets: the validation set is the last ``share`` of each file's
-    positions, i.e. whole games the training set never saw (positions of one game correlate)."""
-    source = np.zeros(len(data), dtype=np.int32) if data.source is None else data.source
-    held_out = np.zeros(len(data), dtype=bool)
-    for number in np.unique(source):
-        rows = np.flatnonzero(source == number)
-        held_out[rows[int(len(rows) * (1 - share)):]] = True
-    return data.take(~held_out), data.take(held_out)
+def split(data: Dataset, share: float, block: int = 1000, seed: int = 1) -> tuple[Dataset, Dataset]:
+    """Training and validation sets. Positions of one game are alike and share its result, so the
+    validation set is made of whole games: the positions come in blocks of ``block`` consecutive
+    lines of a file (about 15 games), and a seeded ``share`` of the blocks is held out."""
+    source = np.zeros(len(data), dtype=np.int64) if data.source is None else data.source.astype(np.int64)
+    first = np.r_[0, np.flatnonzero(np.diff(source)) + 1]
+    line = np.arange(len(data)) - np.repeat(first, np.diff(np.r_[first, len(data)]))
+    blocks = source * (1 << 40) + line // block
+    unique, inverse = np.unique(blocks, return_inverse=True)
+    held_out = np.random.default_rng(seed).random(len(unique)) < share
+    mask = held_out[inverse]
+    return data.take(~mask), data.take(mask)
 
 
 def sigmoid(x: np.ndarray) -> np.ndarray:
@@ -141,7 +145,8 @@ def fit_weights(data: Dataset, target: np.ndarray, weights: np.ndarray, scale: f
                 trainable: np.ndarray | None = None, valid: Dataset | None = None,
                 valid_target: np.ndarray | None = None, seed: int = 1,
                 log=print) -> np.ndarray:
-    """Adam on mini-batches of the mean squared error; returns float weights.
+    """Adam on mini-batches of the mean squared error; returns float weights (those of the epoch
+    with the lowest validation loss, when a validation set is given).
 
     ``lr`` is in centipawns per step and falls linearly to a tenth of itself by the last epoch.
     ``trainable`` (bool, like ``weights``) freezes the weights that are False.
@@ -153,6 +158,7 @@ def fit_weights(data: Dataset, target: np.ndarray, weights: np.ndarray, scale: f
     beta1, beta2, eps = 0.9, 0.999, 1e-8
     rng = np.random.default_rng(seed)
     step = 0
+    best, best_loss = w.copy(), float("inf")
     n = len(data)
     steps_total = epochs * max(1, -(-n // batch))
     for epoch in range(epochs):
@@ -174,9 +180,13 @@ def fit_weights(data: Dataset, target: np.ndarray, weights: np.ndarray, scale: f
             w -= rate * (m / (1 - beta1 ** step)) / (np.sqrt(v / (1 - beta2 ** step)) + eps) * mask
         line = f"epoch {epoch + 1:3d}  train {loss(data, target, w, scale):.6f}"
         if valid is not None:
-            line += f"  validation {loss(valid, valid_target, w, scale):.6f}"
+            valid_loss = loss(valid, valid_target, w, scale)
+            line += f"  validation {valid_loss:.6f}"
+            if valid_loss < best_loss:
+                best, best_loss = w.copy(), valid_loss
         log(line)
-    return w
+    # With a validation set, the epoch that generalised best is kept (early stopping).
+    return w if valid is None else best
 
 
 def main() -> None:
@@ -190,8 +200,8 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--batch", type=int, default=16384)
     parser.add_argument("--lr", type=float, default=2.0)
-    parser.add_argument("--validation", type=float, default=0.05,
-                        help="share of positions held out: the last games of each file")
+    parser.add_argument("--validation", type=float, default=0.1,
+                        help="share of positions held out, in blocks of whole games")
     args = parser.parse_args()
 
     started = time.monotonic()
