@@ -372,8 +372,12 @@ ul.tree, ul.tree ul { list-style: none; padding-left: 22px; margin: 0; }
 ul.tree { padding-left: 0; margin-top: 12px; }
 li.node { margin: 1px 0; font-size: 14px; }
 li.node > span.line, summary { white-space: nowrap; }
-summary { cursor: pointer; }
-li.leaf > span.line { padding-left: 18px; }
+summary { cursor: pointer; list-style: none; }
+summary::-webkit-details-marker { display: none; }
+summary::before, li.leaf > span.line::before { content: "▸"; display: inline-block;
+  width: 1.1em; color: #495057; }
+details[open] > summary::before { content: "▾"; }
+li.leaf > span.line::before { content: ""; }
 .order { display: inline-block; min-width: 2.6em; text-align: right; color: #fff;
   background: #1c7ed6; border-radius: 8px; padding: 0 5px; font-size: 11px; margin-right: 6px; }
 .san { font-weight: bold; display: inline-block; min-width: 6.5em; }
@@ -390,12 +394,15 @@ li.leaf > span.line { padding-left: 18px; }
 button { margin-right: 6px; }
 """
 
-# Folding needs no script (<details>); these buttons open or close all nodes at once.
+# Folding needs no script (<details>); these buttons open or close all nodes at once, and
+# the address ending in #all opens the page unfolded.
 CHESS_SCRIPT = """
 function fold(open) { document.querySelectorAll('details').forEach(d => d.open = open); }
 function showPv() {
-  document.querySelectorAll('details').forEach(d => d.open = d.parentElement.classList.contains('pv'));
+  document.querySelectorAll('details').forEach(
+    d => d.open = d.parentElement.classList.contains('pv'));
 }
+document.addEventListener('DOMContentLoaded', () => { if (location.hash === '#all') fold(true); });
 """
 
 
@@ -404,8 +411,7 @@ def _move_number(board: chess.Board) -> str:
         f"{board.fullmove_number}…"
 
 
-def chess_page(board: chess.Board, search: SearchTrace, depth: int, algorithm: str,
-               command: str = "") -> str:
+def chess_page(board: chess.Board, search: SearchTrace, depth: int, algorithm: str) -> str:
     """The recorded chess search as an HTML page; values in centipawns from White's view.
 
     `algorithm` names the table row of `scripts/alphabeta_table.py` the search is; the page
@@ -424,18 +430,15 @@ def chess_page(board: chess.Board, search: SearchTrace, depth: int, algorithm: s
         line.append(f"{_move_number(line_board)} {line_board.san(node.move)}")
         line_board.push(node.move)
 
-    def render(node: TracedNode, board: chess.Board, out: list[str], refutes: bool) -> None:
-        """`node`'s list item, with `board` in its position; `refutes`: it caused a cutoff."""
+    def render(node: TracedNode, board: chess.Board, out: list[str], san: str,
+               refutes: bool) -> None:
+        """`node`'s list item, with `board` in its position, reached by `san`; `refutes`:
+        the move caused its parent's cutoff."""
         classes = ["node", "max" if node.first_player else "min"]
         classes += ["leaf"] if node.is_leaf else []
         classes += ["pv"] if node.path in pv else []
         classes += ["cutoff"] if node.cutoff else []
         classes += ["refutes"] if refutes else []
-        san = "root"
-        if node.path:
-            board.pop()
-            san = f"{_move_number(board)} {board.san(node.move)}"
-            board.push(node.move)
         attrs = {"class": " ".join(classes), "data-order": node.order,
                  "data-san": san.split()[-1], "data-alpha": node.alpha, "data-beta": node.beta,
                  "data-value": node.value, "data-bound": node.bound or None,
@@ -455,8 +458,9 @@ def chess_page(board: chess.Board, search: SearchTrace, depth: int, algorithm: s
         out.append(f"<details{' open' if node.path in pv else ''}>"
                    f"<summary>{summary}</summary><ul>")
         for child in node.children:
+            child_san = f"{_move_number(board)} {board.san(child.move)}"
             board.push(child.move)
-            render(child, board, out, node.cutoff and child is node.children[-1])
+            render(child, board, out, child_san, node.cutoff and child is node.children[-1])
             board.pop()
         out.append("</ul>")
         if node.cutoff:
@@ -472,7 +476,7 @@ def chess_page(board: chess.Board, search: SearchTrace, depth: int, algorithm: s
         out.append("</details></li>")
 
     tree: list[str] = []
-    render(root, board.copy(), tree, False)
+    render(root, board.copy(), tree, "root", False)
 
     facts = [
         ("Positions visited", f"{counters.nodes:,}", "nodes"),
@@ -483,7 +487,8 @@ def chess_page(board: chess.Board, search: SearchTrace, depth: int, algorithm: s
     rows = "".join(f'<tr><th>{label}</th><td class="n" id="{key}">{value}</td></tr>'
                    for label, value, key in facts)
     best = board.san(result.best_move) if result.best_move else "none"
-    rows += f'<tr><th>Value (cp, White)</th><td class="n">{value_text(result.value, True)}</td></tr>'
+    rows += (f'<tr><th>Value (cp, White)</th><td class="n">{value_text(result.value, True)}'
+             "</td></tr>")
     rows += f"<tr><th>Best move</th><td>{escape(best)}</td></tr>"
     rows += f"<tr><th>Principal variation</th><td>{escape(' '.join(line))}</td></tr>"
     counts = {"data-algorithm": algorithm, "data-depth": depth, "data-fen": board.fen(),
@@ -499,14 +504,15 @@ def chess_page(board: chess.Board, search: SearchTrace, depth: int, algorithm: s
            f"<table{_attrs({'id': 'counts', **counts})}>{rows}</table>",
            f'<p class="legend">The same search as the row <b>{escape(algorithm)}</b> of '
            "<code>scripts/alphabeta_table.py</code> for this position and depth, so its "
-           "evaluations and cutoffs are the row's."
-           + (f" Made by <code>{escape(command)}</code>." if command else "") + "</p>",
-           '<p class="legend">Each line: <span class="order">n</span> the visit order, the '
+           "evaluations and cutoffs are the row's.</p>",
+           '<p class="legend">Each line: <span class="order">7</span> the visit order, the '
            "move in SAN, the window (α, β) on entry and the value backed up, in centipawns "
            "from White's view (≤: at most, ≥: at least; #n: mate in n). White maximises, "
-           "Black minimises. Green: the principal variation. A node whose value left its "
-           'window shows a <span class="cutmark">cutoff</span> and, under its children, '
-           "the moves it never searched.</p>",
+           "Black minimises. At the horizon a position gets its static evaluation, even a "
+           "mate (only a game that ends above the horizon scores as mate). Green: the "
+           "principal variation. A node whose value left its window shows a "
+           '<span class="cutmark">cutoff</span>; under its children, the move that caused '
+           "it and the moves it never searched, struck out.</p>",
            '<p><button onclick="fold(true)">Expand all</button>'
            '<button onclick="fold(false)">Collapse all</button>'
            '<button onclick="showPv()">Principal variation</button></p>',

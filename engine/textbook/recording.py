@@ -13,7 +13,7 @@ searched twice: a drawing made from the record shows what the search did.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -195,9 +195,3 @@ def trace_ordered(game: Game, depth: int, ordering: MoveOrdering) -> SearchTrace
                                backed_up=recorder.leave)
     return recorder.finish(result)
 
-
-def walk(node: TracedNode) -> Iterator[TracedNode]:
-    """`node` and its descendants, in the order searched."""
-    yield node
-    for child in node.children:
-        yield from walk(child)
