@@ -106,6 +106,11 @@ def _shape(x: float, y: float, first_player: bool, fill: str, stroke: str,
     return f'<circle cx="{x:g}" cy="{y:g}" r="{HALF + 1}" {style}/>'
 
 
+def _path_text(path: MovePath) -> str:
+    """A state's moves from the root, as an attribute: unique where names repeat."""
+    return " ".join(str(move) for move in path)
+
+
 def layout(full: SearchTrace) -> dict[MovePath, tuple[float, float]]:
     """x, y of every state: leaves one slot apart in the game's order, parents centred above
     their children, one level per ply."""
@@ -219,8 +224,8 @@ def _node(full: TracedNode, node: TracedNode | None, panel: Panel, pv: set[MoveP
     x, y = at(full.path)
     label = name(full.path)
     if node is None:
-        attrs = {"class": "node unreached", "id": None, "data-name": label,
-                 "data-state": "unreached"}
+        attrs = {"class": "node unreached", "data-name": label,
+                 "data-path": _path_text(full.path), "data-state": "unreached"}
         out = [f"<g{_attrs(attrs)}>",
                _shape(x, y, full.first_player, "#f8f9fa", COLOURS["faint"], dashed=True),
                _text(x + HALF + 3, y - HALF + 1, label, 10, COLOURS["faint"], anchor="start")]
@@ -230,11 +235,13 @@ def _node(full: TracedNode, node: TracedNode | None, panel: Panel, pv: set[MoveP
         return "\n".join(out)
 
     attrs = {"class": "node visited" + (" pv" if node.path in pv else ""),
-             "data-name": label, "data-state": "visited", "data-order": node.order,
+             "data-name": label, "data-path": _path_text(node.path), "data-state": "visited",
+             "data-order": node.order,
              "data-alpha": node.alpha if panel.windows else None,
              "data-beta": node.beta if panel.windows else None,
              "data-value": node.value, "data-bound": node.bound or None,
-             "data-cutoff": 1 if node.cutoff else None}
+             "data-cutoff": 1 if node.cutoff else None,
+             "data-highlight": 1 if node.path in panel.highlight else None}
     out = [f"<g{_attrs(attrs)}>"]
     if node.path in panel.highlight:
         out.append(f'<circle cx="{x:g}" cy="{y:g}" r="{HALF + 6}" fill="none" '
