@@ -107,7 +107,7 @@ def draw_tree(start_at_zero: bool, svg_path: str | None, html_path: str | None) 
     svg = tree_svg(panels, name, caption=TREE_CAPTION, name_legend="position")
     title = "Alpha-beta on the lecture's 31-position tree"
     write(svg_path, svg)
-    write(html_path, tree_page(svg, panels, name, title, TREE_CAPTION))
+    write(html_path, tree_page(svg, panels, name, title))
 
 
 def write(path: str | None, text: str) -> None:
@@ -172,7 +172,7 @@ def draw_matchsticks(matches: int, svg_path: str | None, html_path: str | None) 
     svg = tree_svg(panels, name, move_label=lambda take: f"−{take}", signed=True,
                    caption=caption, name_legend="matches left")
     write(svg_path, svg)
-    write(html_path, tree_page(svg, panels, name, f"Matchsticks, {matches} matches", caption,
+    write(html_path, tree_page(svg, panels, name, f"Matchsticks, {matches} matches",
                                signed=True))
 
 
