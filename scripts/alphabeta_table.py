@@ -1,6 +1,7 @@
 """Minimax against alpha-beta on a chess position, as in German Wikipedia's "Alpha-Beta-Suche".
 
     python scripts/alphabeta_table.py [--fen FEN] [--depth D] [--json] [--plot PATH | --no-plot]
+                                      [--tree PATH [--tree-search ordered|plain]]
 
 The article ("Vergleich von Minimax und AlphaBeta") searches one position to four plies with
 Minimax, AlphaBeta and AlphaBeta with move ordering and counts the evaluations and cutoffs.
@@ -10,6 +11,11 @@ search. Without --fen it uses Kiwipete and the start position.
 
 It prints a Markdown table per position (or, with --json, only a JSON list of rows) and plots
 the evaluations against the depth on a log scale.
+
+`--tree PATH` (with --fen) also writes the search of one row, "AlphaBeta with move ordering"
+(`--tree-search ordered`, the default) or "AlphaBeta" (`plain`), as an HTML page: every
+position it visited with its move in SAN, window and value, and under each node that cut the
+moves it pruned. The page's counts are checked against the row's. Depth 2-3 keeps it readable.
 """
 
 from __future__ import annotations
@@ -28,8 +34,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import chess  # noqa: E402
 
 from engine.perft import KIWIPETE  # noqa: E402
+from engine.textbook.drawing import chess_page  # noqa: E402
 from engine.textbook.games import ChessGame  # noqa: E402
 from engine.textbook.ordering import MvvLvaKillers  # noqa: E402
+from engine.textbook.recording import SearchTrace, trace_alphabeta, trace_ordered  # noqa: E402
 from engine.textbook.search import (PerfectOrdering, SearchResult, alphabeta,  # noqa: E402
                                     minimax, ordered_alphabeta)
 
@@ -147,6 +155,32 @@ def brudno_measurement(board: chess.Board, depth: int) -> Measurement | None:
                        seconds, value, move)
 
 
+# The rows a tree page can show: --tree-search's choices.
+TREE_SEARCHES = {"ordered": ORDERED, "plain": ALPHABETA}
+
+
+def traced_search(board: chess.Board, depth: int, algorithm: str) -> SearchTrace:
+    """The search of the table's row `algorithm`, recorded: the same call as in
+    `exact_measurements`, so it visits the same positions."""
+    if algorithm == ORDERED:
+        return trace_ordered(ChessGame(board), depth, MvvLvaKillers())
+    if algorithm == ALPHABETA:
+        return trace_alphabeta(ChessGame(board), depth)
+    raise ValueError(f"no tree for {algorithm!r}: only {', '.join(TREE_SEARCHES.values())}")
+
+
+def tree_page(board: chess.Board, depth: int, algorithm: str, rows: list[Row]) -> str:
+    """The HTML page of the row's search; raises ValueMismatch if it counts otherwise."""
+    trace = traced_search(board, depth, algorithm)
+    row = next(r for r in rows if r.algorithm == algorithm)
+    c = trace.result.counters
+    if (c.nodes, c.evaluations, c.cutoffs) != (row.nodes, row.evaluations, row.cutoffs):
+        raise ValueMismatch(f"the tree of {algorithm!r} counts {c}, the row "
+                            f"{row.nodes} nodes, {row.evaluations} evaluations, "
+                            f"{row.cutoffs} cutoffs")
+    return chess_page(board, trace, depth, algorithm)
+
+
 def check_values(rows: list[Measurement]) -> None:
     values = {row.algorithm: row.value for row in rows if row.exact}
     if len(set(values.values())) > 1:
@@ -251,6 +285,17 @@ def plot(curves: list[tuple[str, int, dict[str, list[int]]]], path: str) -> None
     plt.close(fig)
 
 
+def write_tree(path: str, board: chess.Board, depth: int, algorithm: str,
+               rows: list[Row]) -> None:
+    page = tree_page(board, depth, algorithm, rows)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(page, encoding="utf-8")
+    row = next(r for r in rows if r.algorithm == algorithm)
+    print(f"tree of {algorithm!r} written to {path}: {row.nodes:,} positions, "
+          f"{row.evaluations:,} evaluations, {row.cutoffs:,} cutoffs, as in the row",
+          file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fen", help="search this position (default: Kiwipete and the start)")
@@ -259,9 +304,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plot", default=DEFAULT_PLOT, help=f"PNG path (default {DEFAULT_PLOT})")
     parser.add_argument("--no-plot", action="store_true", help="do not plot")
     parser.add_argument("--no-brudno", action="store_true", help="leave out Brudno's search")
+    parser.add_argument("--tree", metavar="PATH",
+                        help="also write the search tree of one row as an HTML page (needs --fen)")
+    parser.add_argument("--tree-search", choices=sorted(TREE_SEARCHES), default="ordered",
+                        help=f"the row drawn by --tree: ordered = {ORDERED!r} (default), "
+                             f"plain = {ALPHABETA!r}")
     args = parser.parse_args(argv)
     if args.depth < 1:
         parser.error("--depth must be at least 1")
+    if args.tree and not args.fen:
+        parser.error("--tree needs --fen: the page shows the search of one position")
     positions = [("Position", args.fen)] if args.fen else list(DEFAULT_POSITIONS)
 
     all_rows: list[Row] = []
@@ -280,6 +332,8 @@ def main(argv: list[str] | None = None) -> int:
             curves.append((name, rows[0].evaluations,
                            {r.algorithm: [rs[i].evaluations for rs in per_depth]
                             for i, r in enumerate(rows)}))
+            if args.tree:
+                write_tree(args.tree, board, args.depth, TREE_SEARCHES[args.tree_search], rows)
     except ValueMismatch as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

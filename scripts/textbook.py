@@ -1,7 +1,7 @@
-"""Minimax and alpha-beta on the lecture's toy games, printed step by step.
+"""Minimax and alpha-beta on the lecture's toy games, printed step by step and drawn.
 
-    python scripts/textbook.py tree [--start-at-zero]
-    python scripts/textbook.py matchsticks [N]
+    python scripts/textbook.py tree [--start-at-zero] [--svg PATH] [--html PATH]
+    python scripts/textbook.py matchsticks [N] [--svg PATH] [--html PATH]
 
 `tree` prints the minimax value of every inner position of the 31-position binary tree,
 then the alpha-beta trace (one line per visited position), the result and the positions
@@ -9,6 +9,11 @@ alpha-beta never visits. `--start-at-zero` adds the same for a max node that sta
 value at 0 instead of alpha, which loses a cutoff.
 
 `matchsticks` solves the game "take 1 or 2, whoever takes the last match loses".
+
+`--svg` / `--html` also draw the search (`engine.textbook.drawing`): the tree with the visit
+order, window and backed-up value of every visited state, the cutoffs, and what was never
+reached; with --start-at-zero both searches side by side, for matchsticks minimax and
+alpha-beta side by side.
 """
 
 from __future__ import annotations
@@ -19,8 +24,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from engine.textbook.drawing import Panel, tree_page, tree_svg  # noqa: E402
 from engine.textbook.games import (TREE_FIRST_LEAF, TREE_MAX_VALUE, TREE_MIN_VALUE,  # noqa: E402
                                    TREE_SIZE, BinaryTree, Matchsticks)
+from engine.textbook.recording import MovePath  # noqa: E402
+from engine.textbook.recording import trace_alphabeta, trace_minimax  # noqa: E402
 from engine.textbook.search import SearchResult, alphabeta, minimax  # noqa: E402
 
 
@@ -46,19 +54,20 @@ def path_to(position: int) -> list[int]:
     return path[::-1]
 
 
+def position(path: MovePath) -> int:
+    """The tree's position a path of moves leads to (a move is the position it leads to)."""
+    return path[-1] if path else 0
+
+
 def traced_alphabeta(max_start: int | None = None) -> tuple[list[str], SearchResult, list[int]]:
     """The trace lines, the result, and the positions never visited."""
-    lines: list[str] = []
-    visited: set[int] = set()
-
-    def trace(game: BinaryTree, alpha: int, beta: int) -> None:
-        visited.add(game.position)
-        lines.append(f"pos = {game.position:2d} alpha = {alpha:2d} beta = {beta:2d}")
-
-    result = alphabeta(BinaryTree(), alpha=TREE_MIN_VALUE, beta=TREE_MAX_VALUE,
-                       trace=trace, max_start=max_start)
+    trace = trace_alphabeta(BinaryTree(), alpha=TREE_MIN_VALUE, beta=TREE_MAX_VALUE,
+                            max_start=max_start)
+    lines = [f"pos = {position(node.path):2d} alpha = {node.alpha:2d} beta = {node.beta:2d}"
+             for node in trace.nodes]
+    visited = {position(node.path) for node in trace.nodes}
     pruned = [p for p in range(TREE_SIZE) if p not in visited]
-    return lines, result, pruned
+    return lines, trace.result, pruned
 
 
 def print_alphabeta(max_start: int | None = None) -> list[int]:
@@ -67,6 +76,48 @@ def print_alphabeta(max_start: int | None = None) -> list[int]:
     print(f"Pos: {0:2d} Value: {result.value:2d} BestPos: {result.best_move:2d}")
     print("Pruned:", " ".join(str(p) for p in pruned))
     return pruned
+
+
+def tree_panels(start_at_zero: bool) -> list[Panel]:
+    """Alpha-beta on the lecture's tree; with `start_at_zero` the bug beside it, the states it
+    no longer prunes ringed."""
+    full = trace_minimax(BinaryTree())
+    right = trace_alphabeta(BinaryTree(), alpha=TREE_MIN_VALUE, beta=TREE_MAX_VALUE)
+    panels = [Panel("Alpha-beta: a max node starts at alpha", right, full)]
+    if start_at_zero:
+        bug = trace_alphabeta(BinaryTree(), alpha=TREE_MIN_VALUE, beta=TREE_MAX_VALUE,
+                              max_start=TREE_MIN_VALUE)
+        lost = frozenset(bug.by_path()) - frozenset(right.by_path())
+        panels.append(Panel("The classic bug: a max node starts at 0", bug, full,
+                            highlight=lost, highlight_note="no longer pruned"))
+    return panels
+
+
+TREE_CAPTION = (f"The lecture's tree: position p has the children 2p+1 and 2p+2, the leaves "
+                f"{TREE_FIRST_LEAF}-{TREE_SIZE - 1} hold the values; the root is searched "
+                f"with the window ({TREE_MIN_VALUE}, {TREE_MAX_VALUE}).")
+
+
+def draw_tree(start_at_zero: bool, svg_path: str | None, html_path: str | None) -> None:
+    panels = tree_panels(start_at_zero)
+
+    def name(path: MovePath) -> str:
+        return str(position(path))
+
+    svg = tree_svg(panels, name, caption=TREE_CAPTION, name_legend="position")
+    title = "Alpha-beta on the lecture's 31-position tree"
+    write(svg_path, svg)
+    write(html_path, tree_page(svg, panels, name, title))
+
+
+def write(path: str | None, text: str) -> None:
+    """Writes `text` to `path` (making its folder), if a path is given."""
+    if path is None:
+        return
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    print(f"written to {path}", file=sys.stderr)
 
 
 def tree_command(start_at_zero: bool) -> None:
@@ -107,6 +158,24 @@ def matchsticks_command(matches: int) -> None:
               f"{c.cutoffs} cutoffs")
 
 
+def draw_matchsticks(matches: int, svg_path: str | None, html_path: str | None) -> None:
+    """Minimax and alpha-beta side by side over the whole game tree."""
+    full = trace_minimax(Matchsticks(matches))
+    panels = [Panel("Minimax: every position", full, full, windows=False),
+              Panel("Alpha-beta", trace_alphabeta(Matchsticks(matches)), full)]
+
+    def name(path: MovePath) -> str:
+        return str(matches - sum(path))  # the matches left
+
+    caption = (f"Matchsticks, {matches} matches: take 1 or 2 (the edges), whoever takes the "
+               "last match loses. White (MAX) moves first; +1: White wins, −1: Black wins.")
+    svg = tree_svg(panels, name, move_label=lambda take: f"−{take}", signed=True,
+                   caption=caption, name_legend="matches left")
+    write(svg_path, svg)
+    write(html_path, tree_page(svg, panels, name, f"Matchsticks, {matches} matches",
+                               signed=True))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -115,13 +184,19 @@ def main(argv: list[str] | None = None) -> int:
                       help="also show alpha-beta with max nodes starting at 0 instead of alpha")
     sticks = commands.add_parser("matchsticks", help="take 1 or 2, the last match loses")
     sticks.add_argument("matches", nargs="?", type=int, default=5)
+    for command in (tree, sticks):
+        command.add_argument("--svg", metavar="PATH", help="draw the search as an SVG picture")
+        command.add_argument("--html", metavar="PATH",
+                             help="the picture and the trace as an HTML page")
     args = parser.parse_args(argv)
     if args.command == "tree":
         tree_command(args.start_at_zero)
+        draw_tree(args.start_at_zero, args.svg, args.html)
     else:
         if args.matches < 1:
             parser.error("need at least one match")
         matchsticks_command(args.matches)
+        draw_matchsticks(args.matches, args.svg, args.html)
     return 0
 
 

@@ -1,11 +1,14 @@
 """Tests for scripts/alphabeta_table.py on small searches: minimax counts every leaf, all
-exact searches agree on the value, and --json prints only parseable rows."""
+exact searches agree on the value, --json prints only parseable rows, and the --tree page
+draws the same search as its row."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
 import chess
@@ -112,3 +115,113 @@ def test_kiwipete_depth_3_minimax_counts_perft_and_all_exact_rows_agree():
     rows = table.compare(chess.Board(KIWIPETE), 3)
     assert rows[0].evaluations == 97_862
     assert len({r.value for r in rows if r.exact}) == 1
+
+
+class TreePage(HTMLParser):
+    """Reads the chess tree page back: each node's attributes and the moves listed as pruned
+    under it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.nodes: list[dict[str, str]] = []
+        self.counts: dict[str, str] = {}
+        self.open: list[dict[str, str]] = []  # the list items we are inside
+        self.in_pruned = self.in_struck = False
+
+    def handle_starttag(self, tag, attrs):
+        attrs = {key: value or "" for key, value in attrs}
+        if tag == "li":
+            node = {**attrs, "pruned_moves": [], "children": [],
+                    "parent": self.open[-1] if self.open else None}
+            if node["parent"]:
+                node["parent"]["children"].append(node)
+            self.nodes.append(node)
+            self.open.append(node)
+        elif tag == "table" and attrs.get("id") == "counts":
+            self.counts = attrs
+        elif tag == "div" and attrs.get("class") == "pruned":
+            self.in_pruned = True
+        elif tag == "s" and self.in_pruned:
+            self.in_struck = True
+
+    def handle_endtag(self, tag):
+        if tag == "li":
+            self.open.pop()
+        elif tag == "div":
+            self.in_pruned = False
+        elif tag == "s":
+            self.in_struck = False
+
+    def handle_data(self, data):
+        if self.in_struck:
+            self.open[-1]["pruned_moves"].append(data)
+
+
+def read_page(text: str) -> TreePage:
+    page = TreePage()
+    page.feed(text)
+    return page
+
+
+def with_class(page: TreePage, name: str) -> list[dict]:
+    return [node for node in page.nodes if name in node["class"].split()]
+
+
+def test_tree_page_counts_equal_the_ordered_alphabeta_rows_evaluations(tmp_path):
+    tree = tmp_path / "tree.html"
+    completed = subprocess.run(
+        [sys.executable, "scripts/alphabeta_table.py", "--fen", SCHOLARS_MATE, "--depth", "2",
+         "--json", "--no-plot", "--no-brudno", "--tree", str(tree)],
+        cwd=ROOT, capture_output=True, text=True, check=True)
+    row = next(r for r in json.loads(completed.stdout) if r["algorithm"] == table.ORDERED)
+    page = read_page(tree.read_text(encoding="utf-8"))
+    assert page.counts["data-algorithm"] == table.ORDERED
+    assert int(page.counts["data-evaluations"]) == row["evaluations"]
+    # Counted from the drawn tree itself, not only from the page's summary.
+    assert len(with_class(page, "node")) == row["nodes"]
+    assert len(with_class(page, "leaf")) == row["evaluations"]
+    assert len(with_class(page, "cutoff")) == row["cutoffs"]
+    assert page.nodes[0]["data-value"] == str(row["value"]) == str(MATE - 1)
+
+
+def position_of(node: dict, fen: str) -> chess.Board:
+    """The position of a node of the page, by playing the SAN moves from the root to it."""
+    line = []
+    while node["parent"] is not None:
+        line.append(node["data-san"])
+        node = node["parent"]
+    board = chess.Board(fen)
+    for san in reversed(line):
+        board.push_san(san)
+    return board
+
+
+def test_tree_page_lists_under_each_node_that_cut_the_moves_it_pruned_in_san():
+    board = chess.Board(SCHOLARS_MATE)
+    rows = table.compare(board, 2, brudno=False)
+    page = read_page(table.tree_page(board, 2, table.ORDERED, rows))
+    cut = with_class(page, "cutoff")
+    assert len(cut) == next(r.cutoffs for r in rows if r.algorithm == table.ORDERED)
+    assert sum(len(node["pruned_moves"]) for node in cut) == int(page.counts["data-pruned"])
+    for node in cut:
+        # The moves searched and the moves pruned are the legal moves, each once; the last
+        # one searched caused the cutoff.
+        position = position_of(node, SCHOLARS_MATE)
+        searched = [child["data-san"] for child in node["children"]]
+        assert len(node["pruned_moves"]) == int(node["data-pruned"])
+        assert sorted(searched + node["pruned_moves"]) == sorted(
+            position.san(move) for move in position.legal_moves)
+        assert "refutes" in node["children"][-1]["class"].split()
+    assert not [node for node in page.nodes if node["pruned_moves"] and node not in cut]
+
+
+def test_tree_page_of_plain_alphabeta_counts_its_own_row_and_a_mismatch_is_refused():
+    board = chess.Board()
+    rows = table.compare(board, 2, brudno=False)
+    page = read_page(table.tree_page(board, 2, table.ALPHABETA, rows))
+    plain = next(r for r in rows if r.algorithm == table.ALPHABETA)
+    assert len(with_class(page, "leaf")) == plain.evaluations
+    assert len(with_class(page, "node")) == plain.nodes
+    wrong = [dataclasses.replace(r, evaluations=r.evaluations + 1) for r in rows]
+    with pytest.raises(table.ValueMismatch):
+        table.tree_page(board, 2, table.ALPHABETA, wrong)

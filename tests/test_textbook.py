@@ -1,5 +1,6 @@
-"""Tests for engine.textbook and scripts/textbook.py: the lecture's tree, matchsticks, and
-the property that every alpha-beta variant returns minimax's value with fewer evaluations."""
+"""Tests for engine.textbook and scripts/textbook.py: the lecture's tree, matchsticks, the
+property that every alpha-beta variant returns minimax's value with fewer evaluations, and
+the pictures of the searches (read back from the SVG)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,15 @@ import functools
 import random
 import subprocess
 import sys
+import tempfile
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.textbook.games import BinaryTree, ExplicitTree, Matchsticks
+from engine.textbook.recording import trace_alphabeta
 from engine.textbook.search import (UNLIMITED, alphabeta, minimax, negamax_alphabeta,
                                     ordered_alphabeta, perfect_alphabeta)
 
@@ -179,3 +183,126 @@ def test_max_min_and_negamax_alphabeta_search_the_same_tree():
     max_min, negamax = alphabeta(ExplicitTree(tree)), negamax_alphabeta(ExplicitTree(tree))
     assert (max_min.value, max_min.best_move) == (negamax.value, negamax.best_move)
     assert max_min.counters == negamax.counters
+
+
+# The pictures (scripts/textbook.py --svg): read back through the data- attributes of the SVG.
+SVG = "{http://www.w3.org/2000/svg}"
+# The lecture's cutoffs, worked out by hand from TRACE: the visited position whose child in
+# PRUNED was never searched, and that child.
+CUTOFFS = {8: 18, 4: 10, 2: 6, 11: 24, 12: 26}
+
+
+def drawing(*args: str) -> bytes:
+    """The SVG that `scripts/textbook.py ARGS --svg PATH` writes."""
+    with tempfile.TemporaryDirectory() as folder:
+        picture = Path(folder) / "picture.svg"
+        run_script(*args, "--svg", str(picture))
+        return picture.read_bytes()
+
+
+@functools.cache
+def draw(*args: str) -> ET.Element:
+    """The picture, parsed; made once per test run, as each run starts a process."""
+    return ET.fromstring(drawing(*args))
+
+
+def panel_nodes(svg: ET.Element, panel: int,
+                key: str = "data-name") -> dict[str, dict[str, str]]:
+    """The attributes of each drawn state of a panel, by its name (or by `key`)."""
+    group = svg.find(f"{SVG}g[@id='panel-{panel}']")
+    nodes = [g.attrib for g in group.iter(f"{SVG}g") if "node" in g.get("class", "").split()]
+    keys = [node[key] for node in nodes]
+    assert len(keys) == len(set(keys)), "a state is drawn twice"
+    return dict(zip(keys, nodes))
+
+
+def panel_edges(svg: ET.Element, panel: int, kind: str) -> set[tuple[int, int]]:
+    group = svg.find(f"{SVG}g[@id='panel-{panel}']")
+    return {(int(g.get("data-from")), int(g.get("data-to"))) for g in group.iter(f"{SVG}g")
+            if {"edge", kind} <= set(g.get("class", "").split())}
+
+
+def states(nodes: dict[str, dict[str, str]], state: str) -> set[int]:
+    return {int(name) for name, node in nodes.items() if node["data-state"] == state}
+
+
+def test_tree_picture_draws_the_18_visits_of_the_trace_in_order_with_their_windows():
+    nodes = panel_nodes(draw("tree"), 0)
+    assert len(nodes) == 31
+    visited = sorted((int(n["data-order"]), int(name), int(n["data-alpha"]), int(n["data-beta"]))
+                     for name, n in nodes.items() if n["data-state"] == "visited")
+    assert [entry[1:] for entry in visited] == TRACE
+    assert [entry[0] for entry in visited] == list(range(1, 19))
+
+
+def test_tree_picture_draws_the_13_pruned_positions_faint_and_crosses_out_the_cut_edges():
+    svg = draw("tree")
+    nodes = panel_nodes(svg, 0)
+    assert sorted(states(nodes, "unreached")) == PRUNED
+    assert {int(name) for name, n in nodes.items() if n.get("data-cutoff")} == set(CUTOFFS)
+    assert panel_edges(svg, 0, "pruned") == set(CUTOFFS.items())
+    # The cutoff is marked on the edge of the move that caused it: here always the left child
+    # (2p + 1), which cut off the right one.
+    assert all(child == 2 * parent + 2 for parent, child in CUTOFFS.items())
+    assert panel_edges(svg, 0, "cutoff") == {(parent, 2 * parent + 1) for parent in CUTOFFS}
+
+
+def test_tree_picture_backs_up_value_4_through_position_1_on_the_principal_path():
+    svg = draw("tree")
+    nodes = panel_nodes(svg, 0)
+    assert nodes["0"]["data-value"] == "4" and "data-bound" not in nodes["0"]
+    assert {int(name): int(n["data-value"]) for name, n in nodes.items()
+            if n["data-state"] == "visited" and int(name) < 15 and "data-bound" not in n} \
+        == {p: INNER_VALUES[p] for p in (0, 1, 3, 7)}
+    assert panel_edges(svg, 0, "pv") == {(0, 1), (1, 3), (3, 7), (7, 15)}
+    assert "value 4, best move to 1;" in ET.tostring(svg, encoding="unicode")
+
+
+def test_start_at_zero_picture_differs_exactly_at_position_26_which_it_rings():
+    svg = draw("tree", "--start-at-zero")
+    right, bug = panel_nodes(svg, 0), panel_nodes(svg, 1)
+    assert right == panel_nodes(draw("tree"), 0)
+    assert states(right, "visited") ^ states(bug, "visited") == {26}
+    assert states(bug, "visited") - states(right, "visited") == {26}
+    assert {int(name) for name, n in bug.items() if n.get("data-highlight")} == {26}
+    assert bug["0"]["data-value"] == "4"  # the value stays right
+
+
+def test_tree_trace_records_what_the_search_counted():
+    trace = trace_alphabeta(BinaryTree(), alpha=0, beta=15)
+    assert [(node.path[-1] if node.path else 0, node.alpha, node.beta)
+            for node in trace.nodes] == TRACE
+    assert {node.path[-1] if node.path else 0: node.pruned for node in trace.cutoff_nodes()} \
+        == {parent: [child] for parent, child in CUTOFFS.items()}
+    assert (trace.result.value, trace.result.best_move) == (4, 1)
+
+
+def test_matchsticks_picture_shows_minimax_visiting_all_20_states_and_alphabeta_17():
+    svg = draw("matchsticks", "5")
+    # Names (the matches left) repeat: the states are told apart by their moves.
+    full, cut = panel_nodes(svg, 0, "data-path"), panel_nodes(svg, 1, "data-path")
+    assert len(full) == len(cut) == 20
+    assert {path for path, n in cut.items() if n["data-state"] == "unreached"} \
+        == {"1 2 2", "2 2", "2 2 1"}
+    for nodes, visited, cutoffs in ((full, 20, 0), (cut, 17, 3)):
+        orders = sorted(int(n["data-order"]) for n in nodes.values() if "data-order" in n)
+        assert orders == list(range(1, visited + 1))
+        assert sum(1 for n in nodes.values() if n.get("data-cutoff")) == cutoffs
+    result = alphabeta(Matchsticks(5))
+    assert (result.counters.nodes, result.counters.cutoffs) == (17, 3)
+    root = next(n for n in cut.values() if n["data-order"] == "1")
+    assert root["data-value"] == "1"  # White wins
+
+
+def test_pictures_are_deterministic_and_the_readme_picture_is_up_to_date():
+    first = drawing("tree")
+    assert drawing("tree") == first
+    assert (ROOT / "docs" / "alphabeta-tree.svg").read_bytes() == first
+
+
+def test_tree_html_page_holds_the_picture_and_a_row_per_visit(tmp_path):
+    page = tmp_path / "tree.html"
+    run_script("tree", "--html", str(page))
+    text = page.read_text(encoding="utf-8")
+    assert text.count('class="node visited') == 18 and text.count("<tr>") == 1 + 18
+    assert "http" not in text.replace('xmlns="http://www.w3.org/2000/svg"', "")

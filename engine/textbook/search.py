@@ -15,6 +15,10 @@ value, an ended game its exact value; both count as one evaluation.
 * `perfect_alphabeta`: alpha-beta with the best move always first; it visits the minimal
   tree of Knuth and Moore, about b^(d/2) leaves instead of minimax's b^d.
 
+`minimax`, `alphabeta` and `ordered_alphabeta` take two hooks, for a trace of the search:
+`trace(game, alpha, beta)` on entering a state and `backed_up(game, value, best_move)` on
+leaving it, both from the first player's view (minimax reports the full window).
+
 The alpha-beta functions are "fail-hard" (Knuth and Moore's F2): a node's value starts at
 alpha, so the value returned always lies in [alpha, beta]. It is exact when it lies strictly
 inside the window; alpha means "at most alpha" and beta "at least beta".
@@ -65,7 +69,35 @@ def _leaf_value(game: Game, depth: int, counters: Counters) -> int | None:
     return None
 
 
-def minimax(game: Game, depth: int = UNLIMITED) -> SearchResult:
+Trace = Callable[[Game, int, int], None]
+BackedUp = Callable[[Game, int, Any], None]
+Step = Callable[..., tuple[int, Any]]  # an inner search function: (depth, ...) -> (value, move)
+
+
+def _with_hooks(step: Step, game: Game, trace: Trace | None, backed_up: BackedUp | None,
+                mover_view: bool = False) -> Step:
+    """`step(depth, [alpha, beta, ...])` with `trace` called before it and `backed_up` after.
+
+    The searches rebind their inner functions to this wrapper, so that the recursive calls
+    go through the hooks too while the functions keep the textbook's form. Negamax values
+    are the mover's: the second player's window (alpha, beta) is the first's (-beta, -alpha).
+    """
+
+    def hooked(depth: int, *args: Any) -> tuple[int, Any]:
+        side = _side(game) if mover_view else 1
+        if trace:
+            alpha, beta = args[:2] if args else (-INFINITY, INFINITY)  # minimax: no window
+            trace(game, *((alpha, beta) if side > 0 else (-beta, -alpha)))
+        value, best_move = step(depth, *args)
+        if backed_up:
+            backed_up(game, side * value, best_move)
+        return value, best_move
+
+    return hooked
+
+
+def minimax(game: Game, depth: int = UNLIMITED, *, trace: Trace | None = None,
+            backed_up: BackedUp | None = None) -> SearchResult:
     """The first player picks the move of highest value, the second the move of lowest."""
     counters = Counters()
 
@@ -84,23 +116,22 @@ def minimax(game: Game, depth: int = UNLIMITED) -> SearchResult:
                 best_value, best_move = child, move
         return best_value, best_move
 
+    if trace or backed_up:
+        value = _with_hooks(value, game, trace, backed_up)
     root_value, root_move = value(depth)
     return SearchResult(root_value, root_move, counters)
 
 
-Trace = Callable[[Game, int, int], None]
-
-
 def alphabeta(game: Game, depth: int = UNLIMITED, alpha: int = -INFINITY,
               beta: int = INFINITY, *, trace: Trace | None = None,
-              max_start: int | None = None) -> SearchResult:
+              backed_up: BackedUp | None = None, max_start: int | None = None) -> SearchResult:
     """Alpha-beta with one function for the maximising and one for the minimising player.
 
     alpha is the value the maximiser is already sure of elsewhere in the tree, beta the value
     the minimiser is sure of. A max node whose value reaches beta will never be allowed by
     the minimiser above it, so its remaining moves are skipped (and a min node at alpha).
 
-    `trace(game, alpha, beta)` is called on entering every state. `max_start` makes max
+    `trace` and `backed_up` are the hooks of the module docstring. `max_start` makes max
     nodes start from that constant instead of alpha: the lecture's warning, kept only to
     show how it loses cutoffs (the value stays right).
     """
@@ -108,8 +139,6 @@ def alphabeta(game: Game, depth: int = UNLIMITED, alpha: int = -INFINITY,
 
     def max_value(depth: int, alpha: int, beta: int) -> tuple[int, Any]:
         counters.nodes += 1
-        if trace:
-            trace(game, alpha, beta)
         leaf = _leaf_value(game, depth, counters)
         if leaf is not None:
             return leaf, None
@@ -128,8 +157,6 @@ def alphabeta(game: Game, depth: int = UNLIMITED, alpha: int = -INFINITY,
 
     def min_value(depth: int, alpha: int, beta: int) -> tuple[int, Any]:
         counters.nodes += 1
-        if trace:
-            trace(game, alpha, beta)
         leaf = _leaf_value(game, depth, counters)
         if leaf is not None:
             return leaf, None
@@ -146,6 +173,9 @@ def alphabeta(game: Game, depth: int = UNLIMITED, alpha: int = -INFINITY,
             beta = value
         return value, best_move
 
+    if trace or backed_up:
+        max_value = _with_hooks(max_value, game, trace, backed_up)
+        min_value = _with_hooks(min_value, game, trace, backed_up)
     search = max_value if game.first_player_to_move() else min_value
     root_value, root_move = search(depth, alpha, beta)
     return SearchResult(root_value, root_move, counters)
@@ -192,10 +222,13 @@ def negamax_alphabeta(game: Game, depth: int = UNLIMITED, alpha: int = -INFINITY
 
 
 def ordered_alphabeta(game: Game, depth: int, ordering: MoveOrdering,
-                      alpha: int = -INFINITY, beta: int = INFINITY) -> SearchResult:
+                      alpha: int = -INFINITY, beta: int = INFINITY, *,
+                      trace: Trace | None = None,
+                      backed_up: BackedUp | None = None) -> SearchResult:
     """`negamax_alphabeta` trying the moves in `ordering`'s order.
 
-    The ordering is told about every move that causes a cutoff (for killer moves).
+    The ordering is told about every move that causes a cutoff (for killer moves). The hooks
+    get windows and values from the first player's view, as in `alphabeta`.
     """
     counters = Counters()
 
@@ -218,6 +251,8 @@ def ordered_alphabeta(game: Game, depth: int, ordering: MoveOrdering,
             alpha = value
         return value, best_move
 
+    if trace or backed_up:
+        negamax = _with_hooks(negamax, game, trace, backed_up, mover_view=True)
     side = _side(game)
     if side < 0:
         alpha, beta = -beta, -alpha
