@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Callable, Protocol
 import chess
 
 from engine import options as uci_options
+from engine import strength
 from engine.book import BookError, OpeningBook
 from engine.tablebase import RootProbe, TablebaseError, Tablebases
 from engine.timeman import Limits, TimeBudget, budget
@@ -227,8 +228,40 @@ class Engine:
             probe = self.tablebases.probe_root(board)
             if probe is not None and probe.moves:
                 limits, report = self._tablebase_root(probe, limits)
-        result = search.run(board, limits, self.options["MultiPV"], report=report)
-        return result.best_move, result.ponder_move
+        plan = strength.plan_for_level(strength.level_from_options(self.options))
+        if plan.full:
+            result = search.run(board, limits, self.options["MultiPV"], report=report)
+            return result.best_move, result.ponder_move
+        return self._weakened_move(search, board, limits, plan, report)
+
+    def _weakened_move(self, search: Search, board: chess.Board, limits: Limits,
+                       plan: strength.Plan, report: Callable[[Info], None]
+                       ) -> tuple[chess.Move | None, chess.Move | None]:
+        """Below full strength: a capped MultiPV search, then strength.choose among its lines.
+        Only the lines the user asked for (MultiPV) are reported while searching; the chosen
+        line is reported last, as line 1, so that the GUI's PV agrees with the bestmove."""
+        shown = self.options["MultiPV"]
+        lines: dict[int, Info] = {}
+
+        def collect(info: Info) -> None:
+            if info.bound is None:
+                lines[info.multipv] = info
+            if info.multipv <= shown:
+                report(info)
+
+        depth = min(d for d in (limits.depth, plan.depth) if d is not None)
+        nodes = min(n for n in (limits.nodes, plan.nodes) if n is not None)
+        capped = replace(limits, depth=depth, nodes=nodes)
+        result = search.run(board, capped, max(shown, plan.candidates), report=collect)
+        if not lines:  # no iteration completed (a tiny clock): the search's own move
+            return result.best_move, result.ponder_move
+        ordered = [lines[k] for k in sorted(lines)]
+        chosen = strength.choose([strength.Line(info.score, info.pv) for info in ordered], plan,
+                                 self.rng)
+        info = next(info for info in ordered if info.pv == chosen.pv)
+        report(replace(info, multipv=1, nodes=search.nodes, time=search.elapsed()))
+        ponder = chosen.pv[1] if len(chosen.pv) > 1 else None
+        return chosen.pv[0], ponder
 
     def _book_move(self, board: chess.Board, limits: Limits) -> chess.Move | None:
         if not self.options["OwnBook"] or not self.book.is_open or limits.infinite or limits.searchmoves:
