@@ -37,6 +37,20 @@ class Listener(Protocol):
     def on_message(self, text: str) -> None: ...
 
 
+def with_castling_notation(board: chess.Board, chess960: bool) -> chess.Board:
+    """The same game on a board whose castling moves are king-takes-rook (``chess960``) or
+    king-two-squares: python-chess keeps its moves, and so the search's, in its board's notation."""
+    if board.chess960 == chess960:
+        return board
+    converted = chess.Board(board.root().fen(shredder=True), chess960=chess960)
+    try:
+        for move in board.move_stack:
+            converted.push(converted.parse_uci(move.uci()))
+    except ValueError:  # a Chess960 castling the standard rules cannot replay: keep the position
+        converted = chess.Board(board.fen(shredder=True), chess960=chess960)
+    return converted
+
+
 class Engine:
     def __init__(self, listener: Listener) -> None:
         self.listener = listener
@@ -106,6 +120,8 @@ class Engine:
             self._open_tablebases(value)
         elif option.name == "SyzygyProbeLimit":
             self.tablebases.probe_limit = value
+        elif option.name == "UCI_Chess960":
+            self.board = with_castling_notation(self.board, value)
         self.options[option.name] = value
 
     def _open_book(self, path: str) -> None:
