@@ -68,6 +68,7 @@ def test_levels_search_more_and_choose_more_carefully_as_they_rise():
     for low, high in zip(plans, plans[1:]):
         assert low.depth <= high.depth and low.nodes <= high.nodes
         assert low.margin >= high.margin and low.temperature >= high.temperature
+        assert low.candidates >= high.candidates
     assert all(plan.candidates >= 2 for plan in plans)
     full = strength.plan_for_level(strength.FULL_LEVEL)
     assert full.full and full.depth is None and full.nodes is None
