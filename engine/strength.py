@@ -19,11 +19,13 @@ import chess
 from engine.tt import MATE_BOUND
 
 FULL_LEVEL = 20
-# The measured Elo (Stockfish 15.1's UCI_Elo scale, 2 s + 0.02 s) at some levels; UCI_Elo is
-# mapped to a level by linear interpolation between them (see README, "Strength levels").
-ELO_AT_LEVEL: tuple[tuple[float, int], ...] = ((0, 1000), (20, 1850))
-ELO_MIN = ELO_AT_LEVEL[0][1]
-ELO_MAX = ELO_AT_LEVEL[-1][1]
+# The Elo measured at some levels (Stockfish 15.1's UCI_Elo scale, 2 s + 0.02 s, 20 games each:
+# README, "Strength levels"); UCI_Elo is mapped to a level by linear interpolation between them.
+# Levels 0-2 measured below 860 and are reached through Skill Level only.
+ELO_AT_LEVEL: tuple[tuple[float, int], ...] = (
+    (3, 968), (4, 1049), (5, 1159), (10, 1541), (15, 1791), (20, 1841))
+ELO_MIN = 1000
+ELO_MAX = ELO_AT_LEVEL[-1][1]  # full strength
 CANDIDATES = 4  # lines searched (MultiPV) just below full strength; more at low levels
 
 

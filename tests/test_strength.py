@@ -75,8 +75,10 @@ def test_levels_search_more_and_choose_more_carefully_as_they_rise():
 
 
 def test_elo_maps_to_levels_monotonically_from_weakest_to_full():
-    assert strength.level_from_elo(strength.ELO_MIN) == 0
+    assert 0 < strength.level_from_elo(strength.ELO_MIN) < 5
     assert strength.level_from_elo(strength.ELO_MAX) == strength.FULL_LEVEL
+    for level, elo in strength.ELO_AT_LEVEL:
+        assert strength.level_from_elo(elo) == pytest.approx(level)
     levels = [strength.level_from_elo(elo) for elo in range(strength.ELO_MIN, strength.ELO_MAX + 1, 25)]
     assert levels == sorted(levels)
 
@@ -87,8 +89,10 @@ def test_limit_strength_overrides_skill_level():
     options["Skill Level"] = 7
     assert strength.level_from_options(options) == 7
     options["UCI_LimitStrength"] = True
-    options["UCI_Elo"] = strength.ELO_MIN
-    assert strength.level_from_options(options) == 0
+    options["UCI_Elo"] = strength.ELO_MAX
+    assert strength.level_from_options(options) == strength.FULL_LEVEL
+    options["UCI_Elo"] = 1541
+    assert strength.level_from_options(options) == pytest.approx(10)
 
 
 LINES = [strength.Line(50, [chess.Move.from_uci("e2e4")]), strength.Line(30, [chess.Move.from_uci("d2d4")]),
