@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Callable, Protocol
 import chess
 
 from engine import options as uci_options
-from engine import strength
+from engine import strength, wdl
 from engine.book import BookError, OpeningBook
 from engine.tablebase import RootProbe, TablebaseError, Tablebases
 from engine.timeman import Limits, TimeBudget, budget
@@ -67,6 +67,7 @@ class Engine:
         self._release = threading.Event()  # lets a finished infinite/ponder search print bestmove
         self._pondering = False
         self._ponder_budget: TimeBudget | None = None
+        self._searched_material = wdl.material(self.board)  # of the position being searched
         threading.Thread(target=self._load_search, name="brudno-load", daemon=True).start()
 
     # ------------------------------------------------------------------ start-up
@@ -165,10 +166,17 @@ class Engine:
             self._search.set_budget(None if limits.ponder else time_budget)
         self._pondering = limits.ponder
         self._ponder_budget = time_budget if limits.ponder else None
+        self._searched_material = wdl.material(self.board)
         self._release.clear()
         self._thread = threading.Thread(target=self._think, args=(self.board.copy(), limits),
                                         name="brudno-search", daemon=True)
         self._thread.start()
+
+    def wdl(self, score: int) -> tuple[int, int, int] | None:
+        """Win/draw/loss per mille for a score of the current search, when UCI_ShowWDL is on."""
+        if not self.options["UCI_ShowWDL"]:
+            return None
+        return wdl.wdl(score, self._searched_material)
 
     def _time_budget(self, board: chess.Board, limits: Limits) -> TimeBudget:
         time_budget = budget(limits, board.turn, self.options["Move Overhead"])

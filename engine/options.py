@@ -72,6 +72,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("SyzygyProbeLimit", "spin", 7, 0, 7, "use tablebases only with at most this many pieces"),
     Option("UCI_Chess960", "check", False,
            help="Chess960: castling as king-takes-rook, X-FEN and Shredder-FEN castling rights"),
+    Option("UCI_ShowWDL", "check", False,
+           help="add 'wdl W D L' (per mille, from a model fitted to Brudno's games) to info lines"),
     Option("UCI_LimitStrength", "check", False, help="play at the strength set by UCI_Elo"),
     Option("UCI_Elo", "spin", ELO_MIN, ELO_MIN, ELO_MAX,
            "the strength to play at when UCI_LimitStrength is on (measured, see README)"),

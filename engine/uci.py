@@ -170,6 +170,9 @@ class UciProtocol:
                  f"multipv {info.multipv} score {format_score(info.score)}"]
         if info.bound:
             parts.append(info.bound)
+        chances = self.engine.wdl(info.score)
+        if chances is not None:
+            parts.append("wdl {} {} {}".format(*chances))
         parts.append(f"nodes {info.nodes} nps {info.nodes * 1000 // ms} hashfull {info.hashfull}"
                      f" tbhits {info.tbhits} time {ms}")
         if info.pv:
