@@ -16,7 +16,8 @@ from engine.timeman import Limits
 
 DEFAULT_DEPTH = 5
 
-# Thirty positions of Stockfish's bench (src/benchmark.cpp): openings, middlegames, endgames.
+# Thirty-one positions of Stockfish's bench (src/benchmark.cpp): openings, middlegames, endgames
+# and its Chess960 position.
 POSITIONS = [
     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
     "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 10",
@@ -48,7 +49,20 @@ POSITIONS = [
     "5rk1/q6p/2p3bR/1pPp1rP1/1P1Pp3/P3B1Q1/1K3P2/R7 w - - 93 90",
     "4rrk1/1p1nq3/p7/2p1P1pp/3P2bp/3Q1Bn1/PPPB4/1K2R1NR w - - 40 21",
     "r3k2r/3nnpbp/q2pp1p1/p7/Pp1PPPP1/4BNN1/1P5P/R2Q1RK1 w kq - 0 16",
+    # Stockfish's Chess960 position (Shredder-FEN castling rights: searched as Chess960).
+    "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1 moves g2g3 d7d5 d2d4 c8h3 c1g5 e8d6 g5e7 f7f6",
 ]
+
+
+def bench_board(entry: str) -> chess.Board:
+    """The board of a bench entry, `FEN [moves ...]`; castling rights given as rook files
+    (Shredder-FEN) make it a Chess960 board."""
+    fen, _, moves = entry.partition(" moves ")
+    castling = fen.split()[2]
+    board = chess.Board(fen, chess960=any(c not in "KQkq-" for c in castling))
+    for move in moves.split():
+        board.push_uci(move)
+    return board
 
 
 def run_bench(depth: int | None = None, out: Callable[[str], None] = print,
@@ -64,7 +78,7 @@ def run_bench(depth: int | None = None, out: Callable[[str], None] = print,
     total_nodes = 0
     total_time = 0.0
     for number, fen in enumerate(positions, 1):
-        board = chess.Board(fen)
+        board = bench_board(fen)
         search = Search()
         start = time.perf_counter()
         result = search.run(board, Limits(depth=depth))

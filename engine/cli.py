@@ -23,6 +23,8 @@ def main(argv: list[str] | None = None) -> int:
     perft = commands.add_parser("perft", help="count the leaves of the move tree (divide)")
     perft.add_argument("depth", type=int)
     perft.add_argument("fen", nargs="*", help="a FEN (default: the start position)")
+    perft.add_argument("--chess960", action="store_true",
+                       help="Chess960 rules: X-FEN or Shredder-FEN castling, king-takes-rook moves")
     commands.add_parser("warmup", help="compile the evaluation into numba's on-disk cache")
     args = parser.parse_args(argv)
 
@@ -35,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
 
         fen = " ".join(args.fen) if args.fen else chess.STARTING_FEN
         try:
-            board = chess.Board(fen)
+            board = chess.Board(fen, chess960=args.chess960)
         except ValueError as error:
             parser.error(f"invalid FEN: {error}")
         print(perft_report(board, args.depth), end="")

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Callable, Protocol
 import chess
 
 from engine import options as uci_options
+from engine import strength, wdl
 from engine.book import BookError, OpeningBook
 from engine.tablebase import RootProbe, TablebaseError, Tablebases
 from engine.timeman import Limits, TimeBudget, budget
@@ -36,6 +37,20 @@ class Listener(Protocol):
     def on_message(self, text: str) -> None: ...
 
 
+def with_castling_notation(board: chess.Board, chess960: bool) -> chess.Board:
+    """The same game on a board whose castling moves are king-takes-rook (``chess960``) or
+    king-two-squares: python-chess keeps its moves, and so the search's, in its board's notation."""
+    if board.chess960 == chess960:
+        return board
+    converted = chess.Board(board.root().fen(shredder=True), chess960=chess960)
+    try:
+        for move in board.move_stack:
+            converted.push(converted.parse_uci(move.uci()))
+    except ValueError:  # a Chess960 castling the standard rules cannot replay: keep the position
+        converted = chess.Board(board.fen(shredder=True), chess960=chess960)
+    return converted
+
+
 class Engine:
     def __init__(self, listener: Listener) -> None:
         self.listener = listener
@@ -52,6 +67,7 @@ class Engine:
         self._release = threading.Event()  # lets a finished infinite/ponder search print bestmove
         self._pondering = False
         self._ponder_budget: TimeBudget | None = None
+        self._searched_material = wdl.material(self.board)  # of the position being searched
         threading.Thread(target=self._load_search, name="brudno-load", daemon=True).start()
 
     # ------------------------------------------------------------------ start-up
@@ -105,6 +121,8 @@ class Engine:
             self._open_tablebases(value)
         elif option.name == "SyzygyProbeLimit":
             self.tablebases.probe_limit = value
+        elif option.name == "UCI_Chess960":
+            self.board = with_castling_notation(self.board, value)
         self.options[option.name] = value
 
     def _open_book(self, path: str) -> None:
@@ -148,10 +166,17 @@ class Engine:
             self._search.set_budget(None if limits.ponder else time_budget)
         self._pondering = limits.ponder
         self._ponder_budget = time_budget if limits.ponder else None
+        self._searched_material = wdl.material(self.board)
         self._release.clear()
         self._thread = threading.Thread(target=self._think, args=(self.board.copy(), limits),
                                         name="brudno-search", daemon=True)
         self._thread.start()
+
+    def wdl(self, score: int) -> tuple[int, int, int] | None:
+        """Win/draw/loss per mille for a score of the current search, when UCI_ShowWDL is on."""
+        if not self.options["UCI_ShowWDL"]:
+            return None
+        return wdl.wdl(score, self._searched_material)
 
     def _time_budget(self, board: chess.Board, limits: Limits) -> TimeBudget:
         time_budget = budget(limits, board.turn, self.options["Move Overhead"])
@@ -227,8 +252,40 @@ class Engine:
             probe = self.tablebases.probe_root(board)
             if probe is not None and probe.moves:
                 limits, report = self._tablebase_root(probe, limits)
-        result = search.run(board, limits, self.options["MultiPV"], report=report)
-        return result.best_move, result.ponder_move
+        plan = strength.plan_for_level(strength.level_from_options(self.options))
+        if plan.full:
+            result = search.run(board, limits, self.options["MultiPV"], report=report)
+            return result.best_move, result.ponder_move
+        return self._weakened_move(search, board, limits, plan, report)
+
+    def _weakened_move(self, search: Search, board: chess.Board, limits: Limits,
+                       plan: strength.Plan, report: Callable[[Info], None]
+                       ) -> tuple[chess.Move | None, chess.Move | None]:
+        """Below full strength: a capped MultiPV search, then strength.choose among its lines.
+        Only the lines the user asked for (MultiPV) are reported while searching; the chosen
+        line is reported last, as line 1, so that the GUI's PV agrees with the bestmove."""
+        shown = self.options["MultiPV"]
+        lines: dict[int, Info] = {}
+
+        def collect(info: Info) -> None:
+            if info.bound is None:
+                lines[info.multipv] = info
+            if info.multipv <= shown:
+                report(info)
+
+        depth = min(d for d in (limits.depth, plan.depth) if d is not None)
+        nodes = min(n for n in (limits.nodes, plan.nodes) if n is not None)
+        capped = replace(limits, depth=depth, nodes=nodes)
+        result = search.run(board, capped, max(shown, plan.candidates), report=collect)
+        if not lines:  # no iteration completed (a tiny clock): the search's own move
+            return result.best_move, result.ponder_move
+        ordered = [lines[k] for k in sorted(lines)]
+        chosen = strength.choose([strength.Line(info.score, info.pv) for info in ordered], plan,
+                                 self.rng)
+        info = next(info for info in ordered if info.pv == chosen.pv)
+        report(replace(info, multipv=1, nodes=search.nodes, time=search.elapsed()))
+        ponder = chosen.pv[1] if len(chosen.pv) > 1 else None
+        return chosen.pv[0], ponder
 
     def _book_move(self, board: chess.Board, limits: Limits) -> chess.Move | None:
         if not self.options["OwnBook"] or not self.book.is_open or limits.infinite or limits.searchmoves:

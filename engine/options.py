@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.strength import ELO_MAX, ELO_MIN, FULL_LEVEL
+
 
 class OptionError(ValueError):
     """A `setoption` that names no option or gives a value the option does not accept."""
@@ -68,6 +70,15 @@ OPTIONS: tuple[Option, ...] = (
     Option("SyzygyPath", "string", "",
            help="directories of Syzygy tablebases, separated by ':' (';' on Windows)"),
     Option("SyzygyProbeLimit", "spin", 7, 0, 7, "use tablebases only with at most this many pieces"),
+    Option("UCI_Chess960", "check", False,
+           help="Chess960: castling as king-takes-rook, X-FEN and Shredder-FEN castling rights"),
+    Option("UCI_ShowWDL", "check", False,
+           help="add 'wdl W D L' (per mille, from a model fitted to Brudno's games) to info lines"),
+    Option("UCI_LimitStrength", "check", False, help="play at the strength set by UCI_Elo"),
+    Option("UCI_Elo", "spin", ELO_MIN, ELO_MIN, ELO_MAX,
+           "the strength to play at when UCI_LimitStrength is on (measured, see README)"),
+    Option("Skill Level", "spin", FULL_LEVEL, 0, FULL_LEVEL,
+           "0 weakest .. 20 full strength (UCI_LimitStrength overrides it)"),
 )
 
 _BY_NAME = {option.name.lower(): option for option in OPTIONS}

@@ -37,8 +37,12 @@ def format_score(score: int) -> str:
     return f"cp {score}"
 
 
-def parse_position(tokens: list[str]) -> chess.Board:
-    """The board of `position startpos|fen <fen> [moves ...]` (tokens after `position`)."""
+def parse_position(tokens: list[str], chess960: bool = False) -> chess.Board:
+    """The board of `position startpos|fen <fen> [moves ...]` (tokens after `position`).
+
+    With ``chess960`` (UCI_Chess960) the FEN's castling rights may name the rooks' files
+    (Shredder-FEN `HAha`) or use X-FEN's `KQkq`, and the board's castling moves are king-takes-rook.
+    """
     if not tokens:
         raise UciError("position needs 'startpos' or 'fen <fen>'")
     if "moves" in tokens:
@@ -51,13 +55,13 @@ def parse_position(tokens: list[str]) -> chess.Board:
     if setup[0] == "startpos":
         if len(setup) != 1:
             raise UciError(f"unexpected words after startpos: {' '.join(setup[1:])}")
-        board = chess.Board()
+        board = chess.Board(chess960=chess960)
     elif setup[0] == "fen":
         fen = " ".join(setup[1:])
         if not fen:
             raise UciError("position fen needs a FEN")
         try:
-            board = chess.Board(fen)
+            board = chess.Board(fen, chess960=chess960)
         except ValueError as error:
             raise UciError(f"invalid FEN '{fen}': {error}") from None
         status = board.status()
@@ -166,6 +170,9 @@ class UciProtocol:
                  f"multipv {info.multipv} score {format_score(info.score)}"]
         if info.bound:
             parts.append(info.bound)
+        chances = self.engine.wdl(info.score)
+        if chances is not None:
+            parts.append("wdl {} {} {}".format(*chances))
         parts.append(f"nodes {info.nodes} nps {info.nodes * 1000 // ms} hashfull {info.hashfull}"
                      f" tbhits {info.tbhits} time {ms}")
         if info.pv:
@@ -248,7 +255,7 @@ class UciProtocol:
         self.engine.new_game()
 
     def cmd_position(self, args: list[str]) -> None:
-        self.engine.set_position(parse_position(args))
+        self.engine.set_position(parse_position(args, self.engine.options["UCI_Chess960"]))
 
     def cmd_go(self, args: list[str]) -> None:
         limits = parse_go(args, self.engine.board)

@@ -99,8 +99,8 @@ class ScheduledGame:
     engine1_white: bool
 
 
-def load_openings(path: str) -> List[str]:
-    """Reads an EPD (or FEN) file and returns the positions as FENs."""
+def load_openings(path: str, chess960: bool = False) -> List[str]:
+    """Reads an EPD (or FEN) file and returns the positions as FENs (Shredder-FEN for Chess960)."""
     fens = []
     with open(path, encoding="utf-8") as f:
         for lineno, line in enumerate(f, 1):
@@ -108,13 +108,18 @@ def load_openings(path: str) -> List[str]:
             if not line or line.startswith("#"):
                 continue
             try:
-                board, _ = chess.Board.from_epd(line)
+                board, _ = chess.Board.from_epd(line, chess960=chess960)
             except ValueError as err:
                 raise ValueError(f"{path}:{lineno}: cannot parse opening: {err}") from None
-            fens.append(board.fen())
+            fens.append(board.fen(shredder=chess960))
     if not fens:
         raise ValueError(f"{path}: no openings")
     return fens
+
+
+def chess960_openings() -> List[str]:
+    """The 960 Chess960 start positions in Scharnagl numbering, as Shredder-FENs."""
+    return [chess.Board.from_chess960_pos(n).fen(shredder=True) for n in range(960)]
 
 
 def opening_order(n_openings: int, seed: Optional[int]) -> List[int]:
@@ -497,6 +502,7 @@ class GameRecord:
     termination: str
     detail: str
     culprit: Optional[chess.Color] = None  # side that forfeited, played illegally or crashed
+    chess960: bool = False
 
     @property
     def result(self) -> str:
@@ -523,9 +529,10 @@ def _move_comment(info: chess.engine.InfoDict, mover: chess.Color, elapsed: floa
 
 
 async def play_game(scheduled: ScheduledGame, opening_fen: str, white: Player, black: Player,
-                    names: Tuple[str, str], limits: SearchLimits) -> GameRecord:
-    """Plays one game from the opening; never raises for engine misbehaviour."""
-    board = chess.Board(opening_fen)
+                    names: Tuple[str, str], limits: SearchLimits, chess960: bool = False) -> GameRecord:
+    """Plays one game from the opening; never raises for engine misbehaviour. With ``chess960``
+    python-chess sets UCI_Chess960 on both engines and sends castling as king-takes-rook."""
+    board = chess.Board(opening_fen, chess960=chess960)
     players = {chess.WHITE: white, chess.BLACK: black}
     comments: List[str] = []
     clocks = {chess.WHITE: limits.tc.base, chess.BLACK: limits.tc.base} if limits.tc else {}
@@ -533,7 +540,7 @@ async def play_game(scheduled: ScheduledGame, opening_fen: str, white: Player, b
     def finish(winner: Optional[chess.Color], termination: str, detail: str,
                culprit: Optional[chess.Color] = None) -> GameRecord:
         return GameRecord(scheduled, opening_fen, names[0], names[1], list(board.move_stack), comments,
-                          winner, termination, detail, culprit)
+                          winner, termination, detail, culprit, chess960)
 
     for colour in (chess.WHITE, chess.BLACK):
         try:
@@ -590,7 +597,7 @@ async def play_game(scheduled: ScheduledGame, opening_fen: str, white: Player, b
 def game_to_pgn(record: GameRecord, event: str, time_control: str) -> chess.pgn.Game:
     """PGN of a finished game; the ending's detail is the last comment."""
     game = chess.pgn.Game()
-    game.setup(chess.Board(record.opening_fen))
+    game.setup(chess.Board(record.opening_fen, chess960=record.chess960))
     game.headers["Event"] = event
     game.headers["Site"] = "?"
     game.headers["Date"] = datetime.date.today().strftime("%Y.%m.%d")
@@ -711,6 +718,7 @@ class MatchConfig:
     event: str = "Brudno match"
     sprt: Optional[Tuple[float, float]] = None
     init_timeout: float = 120.0
+    chess960: bool = False
 
 
 def _distinct_names(first: str, second: str) -> Tuple[str, str]:
@@ -722,7 +730,7 @@ async def run_match(config: MatchConfig, tally: Tally, progress: Optional[TextIO
 
     Raises EngineStartError if an engine cannot be started at all.
     """
-    openings = config.openings or [chess.STARTING_FEN]
+    openings = config.openings or (chess960_openings() if config.chess960 else [chess.STARTING_FEN])
     schedule = collections.deque(schedule_games(config.games, len(openings), config.seed))
     workers = max(1, min(config.concurrency, len(schedule)))
     pairs = [(Player(config.engine1, config.init_timeout), Player(config.engine2, config.init_timeout))
@@ -744,10 +752,11 @@ async def run_match(config: MatchConfig, tally: Tally, progress: Optional[TextIO
             while schedule and not stop:
                 game = schedule.popleft()
                 if game.engine1_white:
-                    record = await play_game(game, openings[game.opening_index], p1, p2, names, config.limits)
+                    record = await play_game(game, openings[game.opening_index], p1, p2, names, config.limits,
+                                             config.chess960)
                 else:
                     record = await play_game(game, openings[game.opening_index], p2, p1, (names[1], names[0]),
-                                             config.limits)
+                                             config.limits, config.chess960)
                 tally.add(record)
                 if pgn_file:
                     print(game_to_pgn(record, config.event, config.limits.pgn_time_control()), file=pgn_file, end="\n\n")
@@ -793,6 +802,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--movetime", type=float, metavar="SECONDS", help="fixed time per move")
     p.add_argument("--games", type=int, default=2, help="total games (default 2: one opening, both colours)")
     p.add_argument("--openings", metavar="EPD", help="opening positions, each played with both colours")
+    p.add_argument("--chess960", action="store_true",
+                   help="Chess960: the openings (default: the 960 start positions) are played with "
+                        "UCI_Chess960 on; --seed picks which")
     p.add_argument("--seed", type=int, help="shuffle the openings with this seed (default: file order)")
     p.add_argument("--concurrency", type=int, default=1, help="games in parallel (default 1)")
     p.add_argument("--pgn", metavar="FILE", help="append the games to this PGN file")
@@ -833,7 +845,8 @@ def config_from_args(args: argparse.Namespace) -> MatchConfig:
                           movetime=args.movetime, max_moves=args.max_moves, hang_margin=args.hang_margin,
                           move_timeout=args.move_timeout)
     return MatchConfig(engine1=specs[0], engine2=specs[1], limits=limits, games=args.games,
-                       openings=load_openings(args.openings) if args.openings else None, seed=args.seed,
+                       openings=load_openings(args.openings, args.chess960) if args.openings else None,
+                       seed=args.seed, chess960=args.chess960,
                        concurrency=args.concurrency, pgn_path=args.pgn, event=args.event,
                        sprt=tuple(args.sprt) if args.sprt else None, init_timeout=args.init_timeout)
 

@@ -6,6 +6,8 @@ import re
 import subprocess
 import sys
 
+import chess
+
 from engine.bench import POSITIONS, run_bench
 
 
@@ -52,3 +54,25 @@ def test_perft_command_prints_divide():
     assert result.returncode == 0
     assert "Nodes searched: 8902" in result.stdout
     assert "e2e4: 600" in result.stdout
+
+
+def test_bench_searches_stockfishs_chess960_position_as_chess960():
+    from engine.bench import bench_board
+
+    entry = POSITIONS[-1]
+    board = bench_board(entry)
+    assert board.chess960 and board.move_stack and board.castling_rights
+    lines = []
+    nodes, _ = run_bench(depth=3, out=lines.append, positions=[entry])
+    assert nodes > 0
+    move = lines[0].split("bestmove")[1].split()[0]
+    assert chess.Move.from_uci(move) in board.legal_moves
+
+
+def test_perft_command_counts_a_chess960_position_with_king_takes_rook_castling():
+    result = subprocess.run([sys.executable, "-m", "engine", "perft", "--chess960", "1",
+                             "4rkr1/4p1p1/8/8/8/8/8/5KR1", "w", "G", "-", "0", "1"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "f1g1: 1" in result.stdout
+    assert "Nodes searched: 12" in result.stdout

@@ -377,3 +377,25 @@ def test_engine_that_cannot_start_is_an_error_not_a_result(capsys):
     code = match.main(["--engine1", "/nonexistent/engine", "--engine2", "/nonexistent/other", "--depth", "1"])
     assert code not in (0, 2)
     assert "cannot run" in capsys.readouterr().err
+
+
+def test_chess960_openings_are_the_960_start_positions():
+    openings = match.chess960_openings()
+    assert len(set(openings)) == 960
+    assert openings[518] == chess.Board().fen(shredder=True)  # 518: the standard start position
+
+
+@needs_stockfish
+def test_chess960_match_plays_legal_games_from_960_start_positions(tmp_path, capsys):
+    pgn = tmp_path / "m.pgn"
+    brudno = f"{sys.executable} -m engine"
+    code, out, _ = _run(["--engine1", brudno, "--engine2", STOCKFISH, "--chess960", "--seed", "3",
+                         "--nodes", "300", "--max-moves", "30", "--games", "2", "--pgn", str(pgn)], capsys)
+    assert code == 0
+    assert "illegal moves 0" in out and "illegal moves 1" not in out
+    with open(pgn) as f:
+        games = [chess.pgn.read_game(f), chess.pgn.read_game(f)]
+    for game in games:
+        assert game.headers["Variant"] == "Chess960"
+        assert game.board().chess960 and game.board().fen() != chess.STARTING_FEN
+        assert game.headers["Termination"] != match.ILLEGAL_MOVE

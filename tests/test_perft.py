@@ -198,3 +198,42 @@ def test_chess960_castling_prints_as_king_takes_rook() -> None:
     assert "e1h1: 1" in text
     assert "e1g1: 1" not in text
     assert text.endswith("\nNodes searched: 15\n")
+
+
+CHESS960_FILE = DATA / "perft" / "chess960_sample.perft"
+
+
+def _chess960_suite() -> list[tuple[str, dict[int, int]]]:
+    """(FEN, {depth: count}) from the `id / epd / perft D N` blocks of a .perft file."""
+    suite = []
+    for line in CHESS960_FILE.read_text().splitlines():
+        if line.startswith("epd "):
+            suite.append((line[4:].strip() + " 0 1", {}))
+        elif line.startswith("perft "):
+            _, depth, count = line.split()
+            suite[-1][1][int(depth)] = int(count)
+    return suite
+
+
+@pytest.mark.parametrize("fen, counts", _chess960_suite())
+def test_chess960_positions_match_published_counts(fen: str, counts: dict[int, int]) -> None:
+    board = chess.Board(fen, chess960=True)
+    for depth in (1, 2, 3):
+        assert perft(board, depth) == counts[depth], depth
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fen, counts", _chess960_suite())
+def test_chess960_positions_match_published_counts_at_depth_4(fen: str, counts: dict[int, int]) -> None:
+    assert perft(chess.Board(fen, chess960=True), 4) == counts[4]
+
+
+def test_the_chess960_sample_has_castling_in_its_trees() -> None:
+    castles = 0
+    for fen, _ in _chess960_suite():
+        board = chess.Board(fen, chess960=True)
+        for move in list(board.legal_moves):
+            board.push(move)
+            castles += sum(board.is_castling(reply) for reply in board.legal_moves)
+            board.pop()
+    assert castles > 0

@@ -51,6 +51,9 @@ def info_strings_after(raw: RawUci, command: str) -> list[str]:
     "setoption name Hash value 0",
     "setoption name Hash value lots",
     "setoption name Ponder value maybe",
+    "setoption name UCI_Elo value 99999",
+    "setoption name Skill Level value 21",
+    "setoption name UCI_LimitStrength value 1",
     "setoption value 3",
     "debug sideways",
 ])

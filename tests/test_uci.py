@@ -304,3 +304,53 @@ def test_end_of_input_exits_cleanly():
                             timeout=60)
     assert result.returncode == 0
     assert "uciok" in result.stdout and "readyok" in result.stdout
+
+
+# ---------------------------------------------------------------------- Chess960
+
+# Castling f1g1 (king to g1, rook g1 to f1) is the only mate in one: the rook reaches the open
+# f-file; the black rooks on e8 and g8 box their own king in.
+CASTLING_MATES = "4rkr1/4p1p1/8/8/8/8/8/5KR1 w {} - 0 1"
+
+
+def divide_moves(raw: RawUci, command: str) -> set[str]:
+    raw.send(command)
+    lines = raw.read_until("Nodes searched")
+    return {line.split(":")[0] for line in lines if ": " in line and not line.startswith("Nodes")}
+
+
+def test_chess960_castling_is_king_takes_rook_in_bestmove_pv_and_perft(raw):
+    raw.send("uci")
+    assert "option name UCI_Chess960 type check default false" in raw.read_until("uciok")
+    raw.send("setoption name UCI_Chess960 value true")
+    for rights in ("G", "K"):  # Shredder-FEN, X-FEN
+        raw.send("position fen " + CASTLING_MATES.format(rights))
+        assert "f1g1" in divide_moves(raw, "go perft 1")
+        raw.send("go depth 3")
+        lines = raw.read_until("bestmove")
+        assert lines[-1] == "bestmove f1g1", lines[-3:]
+        assert any("score mate 1" in line and " pv f1g1" in line for line in lines)
+
+
+def test_castling_notation_follows_the_chess960_option(raw):
+    position = "position fen r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1"
+    raw.send(position)
+    standard = divide_moves(raw, "go perft 1")
+    assert {"e1g1", "e1c1"} <= standard and not {"e1h1", "e1a1"} & standard
+    raw.send("setoption name UCI_Chess960 value true")
+    raw.send(position)
+    chess960 = divide_moves(raw, "go perft 1")
+    assert {"e1h1", "e1a1"} <= chess960 and not {"e1g1", "e1c1"} & chess960
+    # A castling already played converts with the option: the game goes on from the same place.
+    raw.send("position startpos moves e2e4 e7e5 g1f3 b8c6 f1c4 g8f6 e1h1")
+    raw.send("setoption name UCI_Chess960 value false")
+    raw.send("d")
+    assert any(line.startswith("Fen: r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQ1RK1 b kq")
+               for line in raw.read_until("Checkers"))
+
+
+def test_go_perft_counts_a_chess960_position(raw):
+    raw.send("setoption name UCI_Chess960 value true")
+    raw.send("position fen bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 0 1")
+    raw.send("go perft 3")
+    assert raw.read_until("Nodes searched")[-1] == "Nodes searched: 12189"
