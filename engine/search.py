@@ -276,7 +276,7 @@ class Search:
         entry = self.tt.probe(key)
         hash_move = None
         if entry is not None:
-            _, tt_depth, tt_bound, tt_score, hash_move, _ = entry
+            tt_depth, tt_bound, tt_score, hash_move = entry
             tt_score = score_from_tt(tt_score, ply)
             if not is_pv and tt_depth >= depth and (
                     tt_bound == EXACT
@@ -415,8 +415,8 @@ class Search:
         key = self.keys[-1]
         entry = self.tt.probe(key)
         if entry is not None:
-            tt_bound = entry[2]
-            tt_score = score_from_tt(entry[3], ply)
+            tt_bound = entry[1]
+            tt_score = score_from_tt(entry[2], ply)
             if (tt_bound == EXACT or (tt_bound == LOWER and tt_score >= beta)
                     or (tt_bound == UPPER and tt_score <= alpha)):
                 return tt_score
@@ -571,7 +571,7 @@ class Search:
 
     def _hash_move(self, board: chess.Board) -> chess.Move | None:
         entry = self.tt.probe(position_key(board))
-        return None if entry is None else entry[4]
+        return None if entry is None else entry[3]
 
     def _ponder_move_from_tt(self, board: chess.Board, move: chess.Move | None) -> chess.Move | None:
         if move is None:
@@ -623,13 +623,15 @@ class Search:
 
 def warm_up() -> None:
     """Compiles (or loads from numba's cache) every kernel the search calls: evaluation, move
-    lists, position key, SEE. Done before the first `go`, so no move pays for it on the clock."""
+    lists, position key, SEE, transposition table. Done before the first `go`, so no move pays
+    for it on the clock."""
     import engine.evaluate
     import engine.movepick
     import engine.see
+    import engine.tt_kernels
     import engine.zobrist
 
-    for module in (engine.evaluate, engine.movepick, engine.zobrist, engine.see):
+    for module in (engine.evaluate, engine.movepick, engine.zobrist, engine.see, engine.tt_kernels):
         module.warm_up()
 
 
