@@ -104,40 +104,34 @@ class TranspositionTable:
 
     def resize(self, megabytes: int, shared: bool | None = None) -> None:
         """Reallocates the table for a budget of ``megabytes`` (and clears it); ``shared``
-        None keeps the kind of storage it had."""
+        None keeps the kind of storage it had. OSError (the old table kept) when shared memory
+        cannot be had."""
         import numpy as np
 
         shared = self.is_shared if shared is None and self.table is not None else bool(shared)
-        self.close()
         entries = min(MAX_ENTRIES, max(1, (megabytes * 1024 * 1024 - RESERVED_BYTES) // BYTES_PER_ENTRY))
+        if shared:
+            from engine import shm
+
+            # A new block is zero-filled, as np.zeros is: both are empty tables.
+            memory = shm.create(entries * BYTES_PER_ENTRY, "tt")
+            self.close()
+            self._memory = memory
+            self._owner = True
+            self.table = np.ndarray((2 * entries,), dtype=np.uint64, buffer=memory.buf)
+        else:
+            self.close()
+            self.table = np.zeros(2 * entries, dtype=np.uint64)
         self.megabytes = megabytes
         self.entries = entries
         self.generation = 0
-        if shared:
-            from multiprocessing.shared_memory import SharedMemory
-
-            # A new block is zero-filled (ftruncate), as np.zeros is: both are empty tables whose
-            # pages the system provides when first written.
-            self._memory = SharedMemory(create=True, size=entries * BYTES_PER_ENTRY)
-            self._owner = True
-            self.table = np.ndarray((2 * entries,), dtype=np.uint64, buffer=self._memory.buf)
-        else:
-            self.table = np.zeros(2 * entries, dtype=np.uint64)
 
     def _attach(self, name: str, entries: int) -> None:
         import numpy as np
-        from multiprocessing import resource_tracker
-        from multiprocessing.shared_memory import SharedMemory
 
-        # Before Python 3.13 every process that opens a block registers it with a resource
-        # tracker, which unlinks it when that process ends, under the owner's feet; the owner
-        # alone registers (and unlinks) it.
-        register = resource_tracker.register
-        resource_tracker.register = lambda *args: None
-        try:
-            self._memory = SharedMemory(name)
-        finally:
-            resource_tracker.register = register
+        from engine import shm
+
+        self._memory = shm.attach(name)
         self._owner = False
         self.entries = entries
         self.megabytes = entries * BYTES_PER_ENTRY // (1024 * 1024)
@@ -156,18 +150,20 @@ class TranspositionTable:
         """Removes the shared block's name once every process has attached it: the memory stays
         until the last one lets go, and nothing is left behind should this process be killed."""
         if self._memory is not None and self._owner:
+            from engine import shm
+
             self._owner = False
-            try:
-                self._memory.unlink()
-            except FileNotFoundError:
-                pass
+            shm.unlink(self._memory)
 
     def close(self) -> None:
         """Lets go of the storage (unlinking a shared block this process made)."""
         self.table = None  # the array views the block's buffer: drop it before closing
         if self._memory is not None:
             self.unlink()
-            self._memory.close()
+            try:
+                self._memory.close()
+            except BufferError:
+                pass  # another view of the buffer is still alive: the block goes with it
             self._memory = None
 
     def clear(self) -> None:
