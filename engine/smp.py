@@ -84,11 +84,12 @@ class HelperPool:
         self._control_block = shm.create(8 * (count + 1), "ctl")
         self.control = np.ndarray((count + 1,), dtype=np.int64, buffer=self._control_block.buf)
         self.helpers: list[_Helper] = []
-        self._spawned = False  # the names stay until every helper, the last one too, has attached
+        # The blocks' names are removed once every helper, the last one spawned too, has them open.
+        self._unlink_pending = False
         for index in range(1, count + 1):
             self._spawn(index)
         with self._lock:
-            self._spawned = True
+            self._unlink_pending = True
             self._unlink_when_attached()
 
     def _spawn(self, index: int) -> None:
@@ -125,18 +126,22 @@ class HelperPool:
                     helper.state = "idle"
                 self._unlink_when_attached()
                 self._lock.notify_all()
+        try:
+            code = helper.process.wait(QUIT_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            code = None
         with self._lock:
             if helper.state != "dead" and helper.state != "quitting":
-                self.on_error(f"helper {helper.index} exited (code {helper.process.poll()}); "
-                              f"{self.active - 1} left")
+                self.on_error(f"helper {helper.index} exited (code {code}); {self.active - 1} left")
             helper.state = "dead"
             self._unlink_when_attached()
             self._lock.notify_all()
 
     def _unlink_when_attached(self) -> None:
-        # Once every helper has opened the blocks their names can go: nothing is left in
-        # /dev/shm then, whatever happens to the engine.
-        if self._spawned and not any(h.state in ("starting", "attaching") for h in self.helpers):
+        # Once every helper has opened the blocks (after the pool started, or after `attach`),
+        # their names can go: nothing is left in /dev/shm then, whatever happens to the engine.
+        if self._unlink_pending and not any(h.state in ("starting", "attaching") for h in self.helpers):
+            self._unlink_pending = False
             self.tt.unlink()
             shm.unlink(self._control_block)
 
@@ -182,6 +187,7 @@ class HelperPool:
                 if helper.state == "idle" and self._send(helper, {"cmd": "attach", "name": tt.shared_name,
                                                                   "entries": tt.entries}):
                     helper.state = "attaching"
+            self._unlink_pending = True
             self._unlink_when_attached()
 
     def new_game(self) -> None:
@@ -364,9 +370,13 @@ def helper_main(argv: list[str]) -> int:
         if kind == "newgame":
             search.tables.clear()
         elif kind == "attach":
-            old = search.tt
-            search.tt = TranspositionTable.attach(command["name"], command["entries"])
-            old.close()
+            try:
+                table = TranspositionTable.attach(command["name"], command["entries"])
+            except OSError as error:
+                answer({"error": f"cannot open the resized table: {error}"})
+                return 1
+            search.tt.close()
+            search.tt = table
             answer({"attached": command["name"]})
         elif kind == "search":
             stop.search_id = command["id"]

@@ -7,6 +7,7 @@ instead of hanging it.
 from __future__ import annotations
 
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -247,3 +248,20 @@ def test_killing_the_engine_leaves_no_helper_behind():
     engine.process.wait(30)
     assert wait_until(lambda: not any(is_running(pid) for pid in helpers))
     assert not brudno_blocks(engine.process.pid)
+
+
+def test_fuzzed_input_with_helpers_never_kills_the_engine_nor_yields_an_illegal_bestmove():
+    from test_robustness import check_bestmoves_are_legal, check_no_exception_escaped, fuzz_lines
+
+    lines = fuzz_lines(random.Random(17), 600)
+    # Helpers from the start; later more of them, and a table resized under them.
+    lines[:0] = ["setoption name Threads value 2", "isready"]
+    lines.insert(200, "setoption name Threads value 3")
+    lines.insert(400, "setoption name Hash value 8")
+    script = "\n".join(lines) + "\nstop\nisready\nquit\n"
+    result = subprocess.run(ENGINE_COMMAND, input=script, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "readyok" in result.stdout
+    check_no_exception_escaped(result.stdout, result.stderr)
+    assert "helper" not in result.stdout  # no helper failed, none was killed
+    check_bestmoves_are_legal(lines, result.stdout)
