@@ -51,6 +51,9 @@ if TYPE_CHECKING:
 STOP_WORD = 0
 START_TIMEOUT = 120.0  # seconds for a helper to load its kernels on a busy machine
 IDLE_TIMEOUT = 10.0  # seconds for a stopped helper to report; one that does not is killed
+# A search waits this long for helpers still finishing the last one (they were told to stop when
+# it ended); one that is later sits this search out, so that no `go` pays more for it.
+START_WAIT = 0.05
 QUIT_TIMEOUT = 2.0
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -61,7 +64,8 @@ class _Helper:
     def __init__(self, index: int, process: subprocess.Popen) -> None:
         self.index = index
         self.process = process
-        self.state = "starting"  # starting, idle, searching, attaching, dead
+        self.state = "starting"  # starting, idle, searching, attaching, quitting, dead
+        self.search_id = 0  # the last search it was given
 
 
 class HelperPool:
@@ -80,6 +84,7 @@ class HelperPool:
         self.tt = tt
         self.on_error = on_error
         self.search_id = 0
+        self._counted = np.zeros(0, dtype=np.int64)  # the helpers searching the current search
         self._lock = threading.Condition()
         self._control_block = shm.create(8 * (count + 1), "ctl")
         self.control = np.ndarray((count + 1,), dtype=np.int64, buffer=self._control_block.buf)
@@ -120,7 +125,7 @@ class HelperPool:
                     helper.state = "idle"
                 elif "error" in message:
                     self.on_error(f"helper {helper.index}: {message['error']}")
-                elif message.get("done") == self.search_id and helper.state == "searching":
+                elif message.get("done") == helper.search_id and helper.state == "searching":
                     helper.state = "idle"
                 elif message.get("attached") == self.tt.shared_name and helper.state == "attaching":
                     helper.state = "idle"
@@ -235,7 +240,8 @@ class HelperPool:
 
     def start(self, board: chess.Board, limits: Limits, generation: int) -> None:
         """Sets every idle helper searching ``board`` (with its game history, for repetitions)."""
-        self.wait_idle()
+        self.halt()
+        self._wait(("searching",), START_WAIT)
         history = board.copy()
         moves: list[str] = []
         while history.move_stack and len(moves) < board.halfmove_clock:
@@ -243,15 +249,20 @@ class HelperPool:
         moves.reverse()
         with self._lock:
             self.search_id += 1
-            self.control[1:] = 0
             message = {"cmd": "search", "id": self.search_id, "fen": history.fen(), "moves": moves,
                        "chess960": board.chess960, "generation": generation,
                        "searchmoves": [move.uci() for move in limits.searchmoves]}
+            counted = []
             for helper in self.helpers:
-                # A helper still starting (a `go` without `isready` after `setoption Threads`)
-                # joins at the next search.
-                if helper.state == "idle" and self._send(helper, message):
-                    helper.state = "searching"
+                # A helper still starting (a `go` without `isready` after `setoption Threads`), or
+                # still finishing the last search, joins at the next one.
+                if helper.state == "idle":
+                    self.control[helper.index] = 0
+                    if self._send(helper, message):
+                        helper.state = "searching"
+                        helper.search_id = self.search_id
+                        counted.append(helper.index)
+            self._counted = np.array(counted, dtype=np.int64)
 
     def halt(self) -> None:
         """Tells every helper to stop the current search (they read it within a few ms)."""
@@ -267,7 +278,9 @@ class HelperPool:
 
     def nodes(self) -> int:
         """Nodes the helpers have searched in the current search (as of their last report)."""
-        return int(self.control[1:].sum()) if self.control is not None else 0
+        if self.control is None:
+            return 0
+        return int(self.control[self._counted].sum())
 
 
 def helper_skips_depth(index: int, depth: int, root_ply: int) -> bool:
