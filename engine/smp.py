@@ -54,12 +54,6 @@ IDLE_TIMEOUT = 10.0  # seconds for a stopped helper to report; one that does not
 # A search waits this long for helpers still finishing the last one (they were told to stop when
 # it ended); one that is later sits this search out, so that no `go` pays more on its clock.
 START_WAIT = 0.01
-# Helpers run at a lower priority than the main search. On free cores this changes nothing. When
-# the cores are busier than Threads says (other programs, or Threads above the cores; and Linux's
-# autogroup scheduling gives all the processes of one session one share together), the main
-# search, which decides the move and must keep the clock, is served first and the helpers take
-# what is left.
-HELPER_NICE = 5
 QUIT_TIMEOUT = 2.0
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -349,11 +343,6 @@ def helper_main(argv: list[str]) -> int:
     index, parent = int(argv[0]), int(argv[1])
     control_name, tt_name, entries = argv[2], argv[3], int(argv[4])
     _die_with_parent(parent)
-    if hasattr(os, "nice"):
-        try:
-            os.nice(HELPER_NICE)
-        except OSError:
-            pass
     # The protocol goes to the real stdout; anything else printed (a library's warning) to stderr.
     answers = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)
