@@ -85,10 +85,13 @@ class Engine:
             self._loaded.set()
 
     def wait_ready(self) -> None:
-        """Returns once the evaluation is compiled and the search exists (for `isready`)."""
+        """Returns once the evaluation is compiled and the search exists (for `isready`), and
+        the helper processes of `Threads` have started."""
         self._loaded.wait()
         if self._load_error:
             self.listener.on_message(f"error loading the search: {self._load_error}")
+        if self._search is not None and self._search.helpers is not None:
+            self._search.helpers.wait_ready()
 
     # ------------------------------------------------------------------ game state and options
 
@@ -100,8 +103,13 @@ class Engine:
         self.stop()
         self.wait_ready()
         if self._search is not None:
+            helpers = self._search.helpers
+            if helpers is not None:
+                helpers.wait_idle()  # no helper writes into the table while it is cleared
             self._search.tt.clear()
             self._search.tables.clear()
+            if helpers is not None:
+                helpers.new_game()
 
     def set_option(self, name: str, raw_value: str | None) -> None:
         """Applies a `setoption`; raises OptionError (and changes nothing) when it is invalid."""
@@ -111,10 +119,17 @@ class Engine:
         if option.name == "Clear Hash":
             self.new_game()
             return
-        if option.name == "Hash":
+        if option.name == "Threads":
+            self._set_threads(value)
+        elif option.name == "Hash":
             self.wait_ready()
             if self._search is not None:
-                self._search.tt.resize(value)
+                try:
+                    self._search.tt.resize(value)
+                except OSError as error:
+                    raise uci_options.OptionError(f"{error}; the table keeps its size") from None
+                if self._search.helpers is not None:
+                    self._search.helpers.attach(self._search.tt)
         elif option.name == "BookFile":
             self._open_book(value)
         elif option.name == "SyzygyPath":
@@ -124,6 +139,31 @@ class Engine:
         elif option.name == "UCI_Chess960":
             self.board = with_castling_notation(self.board, value)
         self.options[option.name] = value
+
+    def _set_threads(self, threads: int) -> None:
+        """Threads - 1 helper processes (engine/smp.py) and the main search share the table,
+        which moves into shared memory (emptied, as a resize empties it)."""
+        self.wait_ready()
+        search = self._search
+        if search is None:
+            return
+        self._stop_helpers()
+        try:
+            search.tt.resize(self.options["Hash"], shared=threads > 1)
+            if threads > 1:
+                from engine.smp import HelperPool
+
+                search.helpers = HelperPool(threads - 1, search.tt, self.listener.on_message)
+        except OSError as error:
+            self._stop_helpers()
+            search.tt.resize(self.options["Hash"], shared=False)
+            raise uci_options.OptionError(f"no helper processes: {error}; Threads stays 1") from None
+
+    def _stop_helpers(self) -> None:
+        if self._search is not None and self._search.helpers is not None:
+            self._search.helpers.close()
+            self._search.helpers = None
+            self.options["Threads"] = 1
 
     def _open_book(self, path: str) -> None:
         if not path:
@@ -194,6 +234,8 @@ class Engine:
             return
         if self._search is not None:
             self._search.stop_event.set()
+            if self._search.helpers is not None:
+                self._search.helpers.halt()
         self._pondering = False
         self._release.set()
         thread.join()
@@ -313,3 +355,4 @@ class Engine:
 
     def quit(self) -> None:
         self.stop()
+        self._stop_helpers()

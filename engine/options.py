@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from engine.strength import ELO_MAX, ELO_MIN, FULL_LEVEL
@@ -55,8 +56,12 @@ class Option:
         return "" if value == "<empty>" else value
 
 
+# Each helper is a process of its own (about 100 MB): more than the cores only slow the search.
+MAX_THREADS = max(256, os.cpu_count() or 1)
+
 OPTIONS: tuple[Option, ...] = (
-    Option("Threads", "spin", 1, 1, 1, "search threads (the search is single-threaded)"),
+    Option("Threads", "spin", 1, 1, MAX_THREADS,
+           "search processes: the main search and Threads - 1 helpers sharing the hash table"),
     Option("Hash", "spin", 16, 1, 4096, "transposition table size in MB"),
     Option("Clear Hash", "button", help="empty the transposition table"),
     Option("MultiPV", "spin", 1, 1, 256, "number of best lines to report"),

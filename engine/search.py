@@ -20,6 +20,7 @@ from engine.evaluate import evaluate
 from engine.tablebase import TB_WIN_THRESHOLD, wdl_to_score
 from engine.movepick import OrderingTables, QuietCheckTest, captures, ordered_moves
 from engine.see import see
+from engine.smp import helper_skips_depth
 from engine.timeman import Limits, TimeBudget, soft_scale
 from engine.tt import EXACT, LOWER, MATE, MATE_BOUND, MAX_PLY, UPPER, TranspositionTable, score_from_tt, score_to_tt
 from engine.zobrist import key_and_check, position_key
@@ -112,6 +113,11 @@ class Search:
         self.evaluations = 0
         self.cutoffs = 0
         self.tbhits = 0
+        # Lazy SMP (engine/smp.py): the main search starts and stops its helpers and adds their
+        # nodes to its own; a helper (thread_index > 0) skips some depths and publishes its nodes.
+        self.helpers = None  # an smp.HelperPool
+        self.thread_index = 0
+        self.shared_nodes = None  # a helper's int64 array; its node count goes to [thread_index]
 
     # ------------------------------------------------------------------ iterative deepening
 
@@ -120,6 +126,18 @@ class Search:
         """Searches ``board`` within ``limits`` and the deadlines of :meth:`set_budget`;
         reports each finished iteration through ``report``."""
         self.prepare(board, limits)
+        helpers = self.helpers
+        if helpers is None:
+            return self._deepen(board, limits, multipv, report)
+        helpers.start(board, limits, self.tt.generation)
+        try:
+            return self._deepen(board, limits, multipv, report)
+        finally:
+            helpers.halt()
+
+    def _deepen(self, board: chess.Board, limits: Limits, multipv: int,
+                report: Callable[[Info], None] | None) -> SearchResult:
+        """Iterative deepening of the prepared search."""
         root_moves = self._root_moves(board, limits.searchmoves)
         if not root_moves:
             score = -MATE if board.is_check() else 0
@@ -133,6 +151,8 @@ class Search:
         self.best_move_changes = 0.0
         self.score_drop = 0
         for depth in range(1, max_depth + 1):
+            if self.thread_index and helper_skips_depth(self.thread_index, depth, board.ply()):
+                continue
             self.root_depth = depth
             try:
                 for pv_index in range(multipv):
@@ -167,7 +187,8 @@ class Search:
         self.seldepth = 0
         self.root_depth = 1
         self.next_check = CHECK_EVERY if self.node_limit is None else min(CHECK_EVERY, self.node_limit)
-        self.tt.new_search()
+        if self.thread_index == 0:  # a helper writes with the main search's generation
+            self.tt.new_search()
         self.tables.age()
         self._load_history(board)
         self.pv_table: list[list[chess.Move]] = [[] for _ in range(MAX_PLY + 2)]
@@ -276,7 +297,7 @@ class Search:
         entry = self.tt.probe(key)
         hash_move = None
         if entry is not None:
-            _, tt_depth, tt_bound, tt_score, hash_move, _ = entry
+            tt_depth, tt_bound, tt_score, hash_move = entry
             tt_score = score_from_tt(tt_score, ply)
             if not is_pv and tt_depth >= depth and (
                     tt_bound == EXACT
@@ -415,8 +436,8 @@ class Search:
         key = self.keys[-1]
         entry = self.tt.probe(key)
         if entry is not None:
-            tt_bound = entry[2]
-            tt_score = score_from_tt(entry[3], ply)
+            tt_bound = entry[1]
+            tt_score = score_from_tt(entry[2], ply)
             if (tt_bound == EXACT or (tt_bound == LOWER and tt_score >= beta)
                     or (tt_bound == UPPER and tt_score <= alpha)):
                 return tt_score
@@ -508,14 +529,21 @@ class Search:
 
     def _check_limits(self) -> None:
         self.next_check = self.nodes + CHECK_EVERY
+        if self.shared_nodes is not None:
+            self.shared_nodes[self.thread_index] = self.nodes
         if self.node_limit is not None:
-            if self.nodes >= self.node_limit:
+            if self.total_nodes() >= self.node_limit:
                 raise SearchAborted
             self.next_check = min(self.next_check, self.node_limit)
         if self.stop_event.is_set():
             raise SearchAborted
         if self.hard_deadline is not None and time.perf_counter() >= self.hard_deadline:
             raise SearchAborted
+
+    def total_nodes(self) -> int:
+        """Nodes of this search and of its helpers, as `info` reports them and `go nodes` counts
+        them (as in Stockfish)."""
+        return self.nodes if self.helpers is None else self.nodes + self.helpers.nodes()
 
     def _is_draw(self) -> bool:
         board = self.board
@@ -571,7 +599,7 @@ class Search:
 
     def _hash_move(self, board: chess.Board) -> chess.Move | None:
         entry = self.tt.probe(position_key(board))
-        return None if entry is None else entry[4]
+        return None if entry is None else entry[3]
 
     def _ponder_move_from_tt(self, board: chess.Board, move: chess.Move | None) -> chess.Move | None:
         if move is None:
@@ -586,7 +614,7 @@ class Search:
         return SearchResult(rm.move, pv[1] if len(pv) > 1 else None, rm.score, depth, pv=pv)
 
     def _info(self, rm: RootMove, depth: int, multipv: int, bound: str | None = None) -> Info:
-        return Info(depth=depth, seldepth=self.seldepth, score=rm.score, nodes=self.nodes,
+        return Info(depth=depth, seldepth=self.seldepth, score=rm.score, nodes=self.total_nodes(),
                     time=self.elapsed(), pv=rm.pv or [rm.move], multipv=multipv, bound=bound,
                     hashfull=self.tt.hashfull(), tbhits=self.tbhits)
 
@@ -623,13 +651,15 @@ class Search:
 
 def warm_up() -> None:
     """Compiles (or loads from numba's cache) every kernel the search calls: evaluation, move
-    lists, position key, SEE. Done before the first `go`, so no move pays for it on the clock."""
+    lists, position key, SEE, transposition table. Done before the first `go`, so no move pays
+    for it on the clock."""
     import engine.evaluate
     import engine.movepick
     import engine.see
+    import engine.tt_kernels
     import engine.zobrist
 
-    for module in (engine.evaluate, engine.movepick, engine.zobrist, engine.see):
+    for module in (engine.evaluate, engine.movepick, engine.zobrist, engine.see, engine.tt_kernels):
         module.warm_up()
 
 

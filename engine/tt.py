@@ -1,10 +1,11 @@
 """The transposition table: a fixed-size, preallocated store of search results keyed by position.
 
-Each slot holds one tuple ``(key, depth, bound, score, move, generation)``. The table is a Python
-list of fixed length rather than numpy arrays: reading one numpy element from Python costs about
-0.2 us (a scalar object is made), a list slot and a tuple unpack about 0.08 us, and the search
-probes the table at every node. The number of slots is derived from the ``Hash`` option with a
-conservative per-entry byte cost, so the table never holds more than its budget, and it never grows.
+The entries are packed into a numpy uint64 array, two words each (the layout and the numba kernels
+that probe and store it are in engine/tt_kernels.py). The array lives in shared memory when helper
+processes search beside the main one (Threads > 1), in a private array otherwise: one code path,
+the same kernels. It is lockless: a torn entry, written by two processes at once, reads as a miss,
+and a move read from the table is always checked for legality before it is played. Its length is
+derived from the ``Hash`` option, for all processes together; it never grows.
 
 Mate and tablebase scores are stored relative to the node ("mate in 3 from here", "a tablebase
 win 5 plies from here") and turned back into distance-from-root on probe, so that a result found
@@ -33,14 +34,14 @@ TB_WIN_THRESHOLD = TB_WIN_SCORE - 1000
 minus it). The evaluation is clamped far below (evaluate.EVAL_LIMIT), so beyond it, mate scores
 included, every score is a distance from the root and is stored relative to the node."""
 
-# Measured with tracemalloc on a full table (tests/test_search_parts.py checks it): the list slot
-# (8 bytes), the 6-tuple (96), the key (36), the move object (56) and slack.
-BYTES_PER_ENTRY = 200
+BYTES_PER_ENTRY = 16  # two uint64 words
+# Kept out of the Hash budget for the table's own Python objects, so that table and objects together
+# stay within it (tests/test_search_parts.py measures it).
+RESERVED_BYTES = 4096
+MAX_ENTRIES = (1 << 32) - 1  # the slot index scales the key's high 32 bits
 
-
-# An entry is a plain tuple (a NamedTuple costs several times more to build in the hot path):
-# (key, depth, bound, score, move, generation).
-Entry = tuple[int, int, int, int, "chess.Move | None", int]
+# A probe's result: (depth, bound, score, move or None).
+Entry = tuple[int, int, int, "chess.Move | None"]
 
 
 def score_to_tt(score: int, ply: int) -> int:
@@ -65,51 +66,139 @@ def score_from_tt(score: int, ply: int) -> int:
 
 
 class TranspositionTable:
-    """A direct-mapped table with depth-preferred replacement, aged by search generation."""
+    """A direct-mapped table with depth-preferred replacement, aged by search generation.
 
-    def __init__(self, megabytes: int = 16) -> None:
-        self.resize(megabytes)
+    ``shared=True`` puts the array in a `multiprocessing.shared_memory` block that helper
+    processes attach by name (`attach`); the creating process owns the block and frees it
+    (`close`, or a `resize`).
+    """
 
-    def resize(self, megabytes: int) -> None:
-        """Reallocates the table for a budget of ``megabytes`` (and clears it)."""
-        entries = max(1, megabytes * 1024 * 1024 // BYTES_PER_ENTRY)
-        # A power of two, so that the slot is the key masked.
-        self.size = 1 << (entries.bit_length() - 1)
-        self.mask = self.size - 1
+    def __init__(self, megabytes: int = 16, shared: bool = False) -> None:
+        self._load_kernels()
+        self.resize(megabytes, shared)
+
+    @classmethod
+    def attach(cls, name: str, entries: int) -> TranspositionTable:
+        """The shared table ``name`` of ``entries`` entries, made by another process."""
+        tt = cls.__new__(cls)
+        tt._load_kernels()
+        tt._attach(name, entries)
+        return tt
+
+    def _load_kernels(self) -> None:
+        # Imported here, not at the top: importing numba takes most of a second, and the UCI
+        # layer imports this module for its constants before it answers `uci`.
+        from engine import tt_kernels
+
+        tt_kernels.warm_up()
+        self._probe_kernel = tt_kernels.probe_kernel
+        self._store_kernel = tt_kernels.store_kernel
+        self._moves = tt_kernels.MOVES
+        self._miss = tt_kernels.MISS
+        self._memory = None  # the SharedMemory block of a shared table
+        self._owner = False  # whether this process made the block (and must unlink it)
+        self.table = None
+        self.generation = 0
+
+    # ------------------------------------------------------------------ storage
+
+    def resize(self, megabytes: int, shared: bool | None = None) -> None:
+        """Reallocates the table for a budget of ``megabytes`` (and clears it); ``shared``
+        None keeps the kind of storage it had. OSError (the old table kept) when shared memory
+        cannot be had."""
+        import numpy as np
+
+        shared = self.is_shared if shared is None and self.table is not None else bool(shared)
+        entries = min(MAX_ENTRIES, max(1, (megabytes * 1024 * 1024 - RESERVED_BYTES) // BYTES_PER_ENTRY))
+        if shared:
+            from engine import shm
+
+            # A new block is zero-filled, as np.zeros is: both are empty tables.
+            memory = shm.create(entries * BYTES_PER_ENTRY, "tt")
+            self.close()
+            self._memory = memory
+            self._owner = True
+            self.table = np.ndarray((2 * entries,), dtype=np.uint64, buffer=memory.buf)
+        else:
+            self.close()
+            self.table = np.zeros(2 * entries, dtype=np.uint64)
         self.megabytes = megabytes
-        self.clear()
+        self.entries = entries
+        self.generation = 0
+
+    def _attach(self, name: str, entries: int) -> None:
+        import numpy as np
+
+        from engine import shm
+
+        self._memory = shm.attach(name)
+        self._owner = False
+        self.entries = entries
+        self.megabytes = entries * BYTES_PER_ENTRY // (1024 * 1024)
+        self.table = np.ndarray((2 * entries,), dtype=np.uint64, buffer=self._memory.buf)
+
+    @property
+    def is_shared(self) -> bool:
+        return self._memory is not None
+
+    @property
+    def shared_name(self) -> str | None:
+        """The name other processes `attach` the table by (None for a private table)."""
+        return None if self._memory is None else self._memory.name
+
+    def unlink(self) -> None:
+        """Removes the shared block's name once every process has attached it: the memory stays
+        until the last one lets go, and nothing is left behind should this process be killed."""
+        if self._memory is not None and self._owner:
+            from engine import shm
+
+            self._owner = False
+            shm.unlink(self._memory)
+
+    def close(self) -> None:
+        """Lets go of the storage (unlinking a shared block this process made)."""
+        self.table = None  # the array views the block's buffer: drop it before closing
+        if self._memory is not None:
+            self.unlink()
+            try:
+                self._memory.close()
+            except BufferError:
+                pass  # another view of the buffer is still alive: the block goes with it
+            self._memory = None
 
     def clear(self) -> None:
-        self.slots: list[Entry | None] = [None] * self.size
+        """Empties the table, for every process sharing it."""
+        self.table.fill(0)
         self.generation = 0
 
     def new_search(self) -> None:
         """Marks entries written from now on as younger than everything stored before."""
         self.generation = (self.generation + 1) & 0xFF
 
+    # ------------------------------------------------------------------ entries
+
     def probe(self, key: int) -> Entry | None:
-        entry = self.slots[key & self.mask]
-        if entry is not None and entry[0] == key:
-            return entry
-        return None
+        """(depth, bound, score, move) stored for ``key``, or None. The move may be illegal in
+        the position (another position with the same key, or a torn write that passed the key
+        check by chance): check it before playing it."""
+        depth, bound, score, move = self._probe_kernel(self.table, key, self.entries)
+        if depth == self._miss:
+            return None
+        return depth, bound, score, self._moves[move]
 
     def store(self, key: int, depth: int, bound: int, score: int, move: chess.Move | None) -> None:
-        index = key & self.mask
-        old = self.slots[index]
-        if old is not None:
-            # Keep a deeper result of the current search for a different position; always replace
-            # stale entries and entries for the same position (but keep their move if we have none).
-            if old[0] == key:
-                if move is None:
-                    move = old[4]
-                if bound != EXACT and depth < old[1] - 2 and old[5] == self.generation:
-                    return
-            elif old[5] == self.generation and old[1] > depth:
-                return
-        self.slots[index] = (key, depth, bound, score, move, self.generation)
+        """Stores a result. Keeps a deeper result of the current search for a different position;
+        always replaces stale entries and entries for the same position (but keeps their move
+        when ``move`` is None), except that a bound does not replace a much deeper result of
+        the current search for the same position."""
+        # The move's code (tt_kernels.encode_move) is computed inline: this runs at every node.
+        code = 0 if move is None else move.from_square | move.to_square << 6 | (move.promotion or 0) << 12
+        self._store_kernel(self.table, key, self.entries, depth, bound, score, code, self.generation)
 
     def hashfull(self) -> int:
-        """Per mille of the first 1000 slots used by the current search, as UCI's ``hashfull``."""
-        sample = self.slots[:1000]
-        used = sum(1 for e in sample if e is not None and e[5] == self.generation)
-        return used * 1000 // len(sample)
+        """Per mille of the first 1000 entries used by the current search, as UCI's ``hashfull``."""
+        import numpy as np
+
+        sample = self.table[1:2 * min(1000, self.entries):2]
+        used = np.count_nonzero((sample != 0) & ((sample >> np.uint64(48)) == self.generation))
+        return int(used) * 1000 // len(sample)

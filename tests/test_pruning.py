@@ -41,8 +41,8 @@ def test_futility_pruning_fails_low_to_the_futility_value_not_to_a_mate() -> Non
     assert -MATE_BOUND < score <= alpha
     assert score >= static_eval + FUTILITY_MARGIN[2]
     entry = search.tt.probe(search.keys[-1])
-    assert entry is not None and entry[2] == UPPER
-    assert score_from_tt(entry[3], 1) > -MATE_BOUND
+    assert entry is not None and entry[1] == UPPER
+    assert score_from_tt(entry[2], 1) > -MATE_BOUND
 
 
 def test_late_move_pruning_stops_while_every_move_searched_so_far_is_mated() -> None:

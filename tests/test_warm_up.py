@@ -3,7 +3,7 @@ so that no search, the first one included, pays for it on the clock."""
 
 from __future__ import annotations
 
-from engine import evaluate, movepick, see, zobrist
+from engine import evaluate, movepick, see, tt_kernels, zobrist
 from engine.engine import Engine
 
 
@@ -24,3 +24,5 @@ def test_the_engine_compiles_every_kernel_before_it_is_ready() -> None:
     assert movepick._quiet_kernel is movepick._quiet_kernel_impl
     assert zobrist._kernel is zobrist._key_kernel
     assert see._kernel is see._see_kernel
+    assert tt_kernels.probe_kernel is tt_kernels._probe_impl
+    assert tt_kernels.store_kernel is tt_kernels._store_impl
