@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import random
 import threading
+import time
 import traceback
 from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Protocol
@@ -101,6 +102,8 @@ class Engine:
 
     def new_game(self) -> None:
         self.stop()
+        if not self._loaded.is_set():
+            return  # the search is still being loaded: its tables will start empty anyway
         self.wait_ready()
         if self._search is not None:
             helpers = self._search.helpers
@@ -196,12 +199,16 @@ class Engine:
         this thread: the search thread only reads them, so no command can race its start.
         """
         self.stop()
+        arrived = time.perf_counter()
+        if not self._wait_loaded(limits):
+            self._answer_while_loading()
+            return
         self.wait_ready()
         if self._search is None:
             time_budget = None
         else:
             self._search.stop_event.clear()
-            time_budget = self._time_budget(self.board, limits)
+            time_budget = self._time_budget(self.board, limits, time.perf_counter() - arrived)
             # A ponder search has no deadline until `ponderhit` starts our clock.
             self._search.set_budget(None if limits.ponder else time_budget)
         self._pondering = limits.ponder
@@ -218,8 +225,27 @@ class Engine:
             return None
         return wdl.wdl(score, self._searched_material)
 
-    def _time_budget(self, board: chess.Board, limits: Limits) -> TimeBudget:
+    def _wait_loaded(self, limits: Limits) -> bool:
+        """Waits for the search to load, on a clock no longer than the move may take."""
+        if self._loaded.is_set() or limits.ponder or not (limits.has_clock() or limits.movetime):
+            self._loaded.wait()
+            return True
+        hard = budget(limits, self.board.turn, self.options["Move Overhead"]).hard
+        return self._loaded.wait(timeout=hard)
+
+    def _answer_while_loading(self) -> None:
+        """A `go` on a clock that runs out before the kernels are loaded (a first move on a very
+        short clock, sent without `isready`): a legal move now rather than a loss on time."""
+        move = next(iter(self.board.legal_moves), None)
+        self.listener.on_message("the search is still loading: playing a legal move unsearched")
+        self.listener.on_bestmove(move, None)
+
+    def _time_budget(self, board: chess.Board, limits: Limits, spent: float = 0.0) -> TimeBudget:
+        """The budget of ``limits``, less the ``spent`` seconds since `go` arrived."""
         time_budget = budget(limits, board.turn, self.options["Move Overhead"])
+        if spent > 0.001 and time_budget.hard is not None:
+            time_budget = replace(time_budget, soft=max(0.001, time_budget.soft - spent),
+                                  hard=max(0.002, time_budget.hard - spent))
         if limits.has_clock() and board.legal_moves.count() == 1:
             # One legal move: answer fast, but search a little for a ponder move and a score.
             time_budget = TimeBudget(min(time_budget.soft or 0.05, 0.05), time_budget.hard)
