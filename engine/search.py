@@ -157,6 +157,10 @@ class Search:
             try:
                 for pv_index in range(multipv):
                     self._aspiration(root_moves, depth, pv_index, report)
+                    # A later line may score above an earlier one (each had its own window):
+                    # the lines found so far stay ordered by score, as in Stockfish.
+                    root_moves[:pv_index + 1] = sorted(root_moves[:pv_index + 1],
+                                                       key=lambda rm: rm.score, reverse=True)
             except SearchAborted:
                 # The moves searched in the interrupted iteration were sorted as they finished:
                 # a move that beat the previous best is at the front and is playable.

@@ -346,3 +346,20 @@ def test_stalemate_at_the_horizon_is_scored_as_a_draw():
     result = Search().run(board, Limits(depth=1, searchmoves=[stalemating]))
     assert result.score == 0
     assert fixed_depth_search(board, 1).best_move != stalemating
+
+
+def test_multipv_lines_are_reported_in_order_of_score_even_when_a_later_line_scores_higher(monkeypatch):
+    """Each line is searched with its own window, so line 2 can come out above line 1."""
+    line_scores = [10, 50, 30]
+
+    def fake_aspiration(self, root_moves, depth, pv_index, report):
+        root_moves[pv_index].score = line_scores[pv_index] + depth
+        root_moves[pv_index].pv = [root_moves[pv_index].move]
+
+    monkeypatch.setattr(Search, "_aspiration", fake_aspiration)
+    reports = []
+    search = Search(TranspositionTable(1))
+    search.run(chess.Board(), Limits(depth=2), multipv=3, report=reports.append)
+    last = [info for info in reports if info.depth == 2]
+    assert [info.multipv for info in last] == [1, 2, 3]
+    assert [info.score for info in last] == [52, 32, 12]
