@@ -106,6 +106,8 @@ class Search:
         self.tables = tables if tables is not None else OrderingTables(MAX_PLY)
         self.stop_event = threading.Event()
         self.tablebases = None  # an engine.tablebase.Tablebases, when the engine has them open
+        # The static evaluation: the classical one, or the network's (UCI option "Use NNUE").
+        self.evaluate: Callable[[chess.Board], int] = evaluate
         self.soft_deadline: float | None = None
         self.hard_deadline: float | None = None
         self.flexible_from: float | None = None  # when the clock of a flexible soft limit started
@@ -288,7 +290,7 @@ class Search:
         if self._is_draw():
             return 0
         if ply >= MAX_PLY:
-            return evaluate(board)
+            return self.evaluate(board)
 
         # Step 3. Mate-distance pruning: no line here can beat a mate already found nearer the root.
         alpha = max(alpha, -MATE + ply)
@@ -522,7 +524,7 @@ class Search:
 
     def _evaluate(self) -> int:
         self.evaluations += 1
-        return evaluate(self.board)
+        return self.evaluate(self.board)
 
     def _count_node(self, ply: int) -> None:
         self.nodes += 1
@@ -536,9 +538,11 @@ class Search:
         if self.shared_nodes is not None:
             self.shared_nodes[self.thread_index] = self.nodes
         if self.node_limit is not None:
-            if self.total_nodes() >= self.node_limit:
+            total = self.total_nodes()
+            if total >= self.node_limit:
                 raise SearchAborted
-            self.next_check = min(self.next_check, self.node_limit)
+            # The helpers' nodes count too: check again when the total could reach the limit.
+            self.next_check = min(self.next_check, self.nodes + self.node_limit - total)
         if self.stop_event.is_set():
             raise SearchAborted
         if self.hard_deadline is not None and time.perf_counter() >= self.hard_deadline:

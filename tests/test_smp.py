@@ -146,6 +146,13 @@ def test_go_nodes_counts_the_helpers_nodes_too():
     assert result.nodes < 5000 and result.best_move is not None
 
 
+def test_go_nodes_stops_when_the_main_search_and_the_helpers_together_reach_the_limit():
+    search = Search(TranspositionTable(1))
+    search.helpers = StubHelpers(3000)
+    result = search.run(chess.Board(KIWIPETE), Limits(nodes=5000))
+    assert result.nodes == 2000
+
+
 def test_depth_six_with_a_helper_plays_a_legal_move_and_the_helpers_searched(pool):
     board = chess.Board(KIWIPETE)
     search = Search(pool.tt)
