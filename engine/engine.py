@@ -139,6 +139,10 @@ class Engine:
             self._open_tablebases(value)
         elif option.name == "SyzygyProbeLimit":
             self.tablebases.probe_limit = value
+        elif option.name in ("Use NNUE", "EvalFile"):
+            use_network = value if option.name == "Use NNUE" else self.options["Use NNUE"]
+            path = value if option.name == "EvalFile" else self.options["EvalFile"]
+            self._set_evaluation(use_network, path)
         elif option.name == "UCI_Chess960":
             self.board = with_castling_notation(self.board, value)
         self.options[option.name] = value
@@ -157,10 +161,48 @@ class Engine:
                 from engine.smp import HelperPool
 
                 search.helpers = HelperPool(threads - 1, search.tt, self.listener.on_message)
+                if self.options["Use NNUE"]:
+                    from engine.network import NETWORK_FILE
+
+                    search.helpers.set_evaluation(self.options["EvalFile"] or str(NETWORK_FILE))
         except OSError as error:
             self._stop_helpers()
             search.tt.resize(self.options["Hash"], shared=False)
             raise uci_options.OptionError(f"no helper processes: {error}; Threads stays 1") from None
+
+    def _set_evaluation(self, use_network: bool, path: str) -> None:
+        """The classical evaluation, or the network in ``path`` (the shipped one if empty), for
+        the main search and its helpers; OptionError (and no change) if the file is unusable."""
+        self.wait_ready()
+        search = self._search
+        if search is None:
+            return
+        network_path = None
+        if use_network:
+            from engine import network
+
+            network_path = path or str(network.NETWORK_FILE)
+            try:
+                search.evaluate = network.evaluator(network_path)
+            except (OSError, ValueError) as error:
+                raise uci_options.OptionError(
+                    f"cannot use the network: {error}; the evaluation is unchanged") from None
+        else:
+            from engine.evaluate import evaluate as classical_evaluate
+
+            search.evaluate = classical_evaluate
+        if search.helpers is not None:
+            search.helpers.set_evaluation(network_path)
+        self.new_game()  # the table's scores are the other evaluation's
+
+    def static_evaluation(self) -> int:
+        """The current position's score by the evaluation the search uses (side to move's view)."""
+        self.wait_ready()
+        if self._search is None:
+            from engine.evaluate import evaluate
+
+            return evaluate(self.board)
+        return self._search.evaluate(self.board)
 
     def _stop_helpers(self) -> None:
         if self._search is not None and self._search.helpers is not None:

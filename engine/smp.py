@@ -9,6 +9,7 @@ and waits for commands on its stdin, one JSON object a line:
      "generation": g}                  search that position until told to stop
     {"cmd": "attach", "name": ..., "entries": n}    use the resized table
     {"cmd": "newgame"}                 forget the move-ordering history
+    {"cmd": "evaluation", "network": path or null}  evaluate with that network (null: classical)
     {"cmd": "quit"}
 
 and answers on its stdout with ``{"ready": ...}`` / ``{"error": ...}`` once started, ``{"done": n}``
@@ -195,6 +196,13 @@ class HelperPool:
             self._unlink_pending = True
             self._unlink_when_attached()
 
+    def set_evaluation(self, network: str | None) -> None:
+        """The helpers evaluate with the network in the file ``network``, or the classical
+        evaluation if None; each loads it before its next search."""
+        for helper in self.helpers:
+            if helper.state != "dead":
+                self._send(helper, {"cmd": "evaluation", "network": network})
+
     def new_game(self) -> None:
         for helper in self.helpers:
             if helper.state != "dead":
@@ -355,6 +363,8 @@ def helper_main(argv: list[str]) -> int:
     ready = threading.Condition()
     threading.Thread(target=_read_commands, args=(sys.stdin, commands, ready), daemon=True).start()
     try:
+        from engine import network
+        from engine.evaluate import evaluate as classical_evaluate
         from engine.search import Search, warm_up
         from engine.timeman import Limits
         from engine.tt import TranspositionTable
@@ -382,6 +392,13 @@ def helper_main(argv: list[str]) -> int:
             return 0
         if kind == "newgame":
             search.tables.clear()
+        elif kind == "evaluation":
+            search.evaluate = classical_evaluate
+            if command["network"] is not None:
+                try:
+                    search.evaluate = network.evaluator(command["network"])
+                except (OSError, ValueError) as error:
+                    answer({"error": f"cannot load the network ({error}); evaluating classically"})
         elif kind == "attach":
             try:
                 table = TranspositionTable.attach(command["name"], command["entries"])

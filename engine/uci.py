@@ -292,6 +292,9 @@ class UciProtocol:
         from engine.evaluate import evaluation_report
         for line in evaluation_report(self.engine.board).splitlines():
             self.send(line)
+        if self.engine.options["Use NNUE"]:
+            score = self.engine.static_evaluation()
+            self.send(f"NNUE evaluation (side to move): {score / 100:+.2f} ({score} cp), the search's")
 
     def cmd_bench(self, args: list[str]) -> None:
         self.engine.stop()

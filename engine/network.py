@@ -1,0 +1,295 @@
+"""Neural-network evaluation ("NNUE-style", computed from scratch at every node).
+
+`network_evaluate(board, network)` scores a position in centipawns from the side to move's point
+of view with one call into a numba kernel; `evaluator(path)` gives the same as a drop-in for
+engine.evaluate.evaluate. `default_network()` is the network of `engine/weights/network.npz`
+(trained by scripts/train.py), loaded on first use.
+
+Architecture. The 768 inputs are the pieces seen from a *perspective*: for side S, S's pieces are
+colour 0 and the opponent's colour 1, and the board is flipped vertically when S is Black, so that
+every perspective sees itself as White: input = colour * 384 + piece (0 pawn .. 5 king) * 64 +
+square. One first layer W1 (768, H), b1 (H) is shared by both perspectives and gives two
+accumulators, `us` for the side to move and `them` for the other side. With the activation
+SCReLU(x) = clamp(x, 0, 1)^2,
+
+    out = (SCReLU(us) . W2[:H] + SCReLU(them) . W2[H:] + b2) * OUTPUT_SCALE   (centipawns).
+
+Quantisation. W1 and b1 are stored as int16 times QA, W2 as int16 times QB and b2 as int32 times
+QA * QB. The kernel accumulates acc = b1_q + sum of W1_q rows in int32 (QA times the float
+accumulator, exactly), takes a = clamp(acc, 0, QA) (so a^2 is QA^2 times SCReLU) and computes in
+int64
+
+    out = floor((sum(a^2 * W2_q) + QA * b2_q) * OUTPUT_SCALE / (QA^2 * QB)),
+
+which is the float formula on the rounded weights, up to the final floor (under 1 cp). Rounding
+the weights themselves moves the output like noise of a few centipawns (tests/test_network.py
+bounds it position by position); with QB = 64 it was 4 cp on average and up to about 25 on a
+trained H = 128 network, most of it from W2's step, hence QB = 1024 (int64 has the room).
+Because both perspectives are built by the same code, a position and its colour mirror get
+exactly the same score.
+"""
+
+from __future__ import annotations
+
+import functools
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import chess
+import numpy as np
+from numba import boolean, int16, int64, njit, uint64
+
+from engine.bitboards import U1, compile_kernel, lsb
+from engine.evaluate import EVAL_LIMIT
+
+N_INPUTS = 768
+HIDDEN = 128  # the trainer's default; a weight file's own H is the one used
+QA = 255
+QB = 1024  # W2's step of 1/QB: at 64 the rounding moved a trained network by up to ~25 cp
+OUTPUT_SCALE = 400
+FORMAT_VERSION = 1
+MAX_ACTIVE = 32  # inputs active at once: one per man on the board
+
+NETWORK_FILE = Path(__file__).resolve().parent / "weights" / "network.npz"
+
+# The weight file's layout fields; a file whose values differ is refused.
+_LAYOUT = {"version": FORMAT_VERSION, "inputs": N_INPUTS, "qa": QA, "qb": QB,
+           "output_scale": OUTPUT_SCALE}
+_INT16_MAX = np.iinfo(np.int16).max
+_INT32_MAX = np.iinfo(np.int32).max
+
+
+@dataclass
+class Parameters:
+    """Float parameters: w1 (768, H), b1 (H), w2 (2H) float32, b2 a float; the output is in
+    units of OUTPUT_SCALE centipawns."""
+
+    w1: np.ndarray
+    b1: np.ndarray
+    w2: np.ndarray
+    b2: float
+
+    @property
+    def hidden(self) -> int:
+        return self.b1.shape[0]
+
+
+@dataclass(frozen=True, eq=False)
+class Network:
+    """Quantised parameters, contiguous and typed for the kernel: w1 (768, H), b1 (H) and
+    w2 (2H) int16, b2 an int (times QA * QB)."""
+
+    w1: np.ndarray
+    b1: np.ndarray
+    w2: np.ndarray
+    b2: int
+
+    @property
+    def hidden(self) -> int:
+        return self.b1.shape[0]
+
+    def dequantised(self) -> Parameters:
+        """The float parameters this network computes exactly (up to the final floor)."""
+        return Parameters((self.w1 / QA).astype(np.float32), (self.b1 / QA).astype(np.float32),
+                          (self.w2 / QB).astype(np.float32), self.b2 / (QA * QB))
+
+
+def quantise(params: Parameters) -> Network:
+    """Rounds float parameters to the kernel's integers; ValueError if one does not fit."""
+    hidden = params.hidden
+    if params.w1.shape != (N_INPUTS, hidden) or params.w2.shape != (2 * hidden,):
+        raise ValueError(f"expected w1 ({N_INPUTS}, {hidden}) and w2 ({2 * hidden},), "
+                         f"not {params.w1.shape} and {params.w2.shape}")
+
+    def rounded(values, scale: float, limit: int, name: str) -> np.ndarray:
+        q = np.rint(np.asarray(values, dtype=np.float64) * scale)
+        if np.abs(q).max(initial=0) > limit:
+            raise ValueError(f"{name} exceeds +-{limit / scale:.3f}, the range its integers can hold")
+        return q
+
+    return Network(np.ascontiguousarray(rounded(params.w1, QA, _INT16_MAX, "w1"), dtype=np.int16),
+                   np.ascontiguousarray(rounded(params.b1, QA, _INT16_MAX, "b1"), dtype=np.int16),
+                   np.ascontiguousarray(rounded(params.w2, QB, _INT16_MAX, "w2"), dtype=np.int16),
+                   int(rounded(params.b2, QA * QB, _INT32_MAX, "b2")))
+
+
+def save_network(params: Parameters, path: str | Path = NETWORK_FILE) -> Network:
+    """Quantises ``params``, writes them with their layout (see load_network) and returns the
+    quantised network."""
+    network = quantise(params)
+    np.savez_compressed(path, w1=network.w1, b1=network.b1, w2=network.w2,
+                        b2=np.array(network.b2, dtype=np.int32), hidden=np.int64(network.hidden),
+                        **{name: np.int64(value) for name, value in _LAYOUT.items()})
+    return network
+
+
+def load_network(path: str | Path = NETWORK_FILE) -> Network:
+    """The network stored at ``path``; ValueError if the file is not one of this architecture's
+    weight files (FileNotFoundError if there is no file)."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if not isinstance(data, np.lib.npyio.NpzFile):
+                raise ValueError("not an .npz archive")
+            arrays = {name: data[name] for name in data.files}
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
+        raise ValueError(f"{path}: not a network weight file ({error})") from None
+    missing = sorted({"w1", "b1", "w2", "b2", "hidden", *_LAYOUT} - arrays.keys())
+    if missing:
+        raise ValueError(f"{path}: not a network weight file (no {', '.join(missing)})")
+    for name, value in _LAYOUT.items():
+        if arrays[name].shape != () or int(arrays[name]) != value:
+            raise ValueError(f"{path}: {name} is {arrays[name]}, this network's is {value}")
+    hidden = int(arrays["hidden"])
+    expected = {"w1": (np.int16, (N_INPUTS, hidden)), "b1": (np.int16, (hidden,)),
+                "w2": (np.int16, (2 * hidden,)), "b2": (np.int32, ())}
+    for name, (dtype, shape) in expected.items():
+        if arrays[name].dtype != dtype or arrays[name].shape != shape:
+            raise ValueError(f"{path}: {name} is {arrays[name].dtype} {arrays[name].shape}, "
+                             f"expected {np.dtype(dtype)} {shape}")
+    return Network(np.ascontiguousarray(arrays["w1"]), np.ascontiguousarray(arrays["b1"]),
+                   np.ascontiguousarray(arrays["w2"]), int(arrays["b2"]))
+
+
+@functools.lru_cache(maxsize=1)
+def default_network() -> Network:
+    """The network of NETWORK_FILE, loaded once."""
+    if not NETWORK_FILE.exists():
+        raise FileNotFoundError(f"no network weights at {NETWORK_FILE}: train them with "
+                                "scripts/train.py")
+    return load_network(NETWORK_FILE)
+
+
+# ---------------------------------------------------------------------------
+# The kernel.
+# ---------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add_row(acc, w1, row):
+    for j in range(acc.shape[0]):
+        acc[j] += w1[row, j]
+
+
+@njit(cache=True, nogil=True)
+def _network_kernel(pawns, knights, bishops, rooks, queens, kings, white, black,
+                    white_to_move, w1, b1, w2, b2):
+    hidden = b1.shape[0]
+    # int32: a sum of 32 int16 rows may leave the int16 range.
+    acc_white = b1.astype(np.int32)
+    acc_black = b1.astype(np.int32)
+    pieces = (pawns, knights, bishops, rooks, queens, kings)
+    for pt in range(6):
+        bb = pieces[pt] & white
+        while bb:
+            sq = lsb(bb)
+            bb &= bb - U1
+            _add_row(acc_white, w1, pt * 64 + sq)
+            _add_row(acc_black, w1, 384 + pt * 64 + (sq ^ 56))
+        bb = pieces[pt] & black
+        while bb:
+            sq = lsb(bb)
+            bb &= bb - U1
+            _add_row(acc_white, w1, 384 + pt * 64 + sq)
+            _add_row(acc_black, w1, pt * 64 + (sq ^ 56))
+    us = acc_white if white_to_move else acc_black
+    them = acc_black if white_to_move else acc_white
+    total = np.int64(b2) * QA
+    for j in range(hidden):
+        a = min(max(us[j], 0), QA)
+        total += np.int64(a * a) * w2[j]
+        a = min(max(them[j], 0), QA)
+        total += np.int64(a * a) * w2[hidden + j]
+    score = total * OUTPUT_SCALE // (QA * QA * QB)
+    return max(-EVAL_LIMIT, min(EVAL_LIMIT, score))
+
+
+# The same argument types as engine.evaluate's kernel (python-chess's ints go straight in as
+# uint64), then the network's arrays.
+_NETWORK_SIGNATURE = int64(uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean,
+                           int16[:, ::1], int16[::1], int16[::1], int64)
+
+
+# Compiled (or loaded from numba's cache) on first use rather than at import, as in
+# engine.evaluate, so that warm_up() can do the work in a background thread.
+def _compile_network_kernel() -> None:
+    global _kernel
+    compile_kernel(_network_kernel, _NETWORK_SIGNATURE)
+    _kernel = _network_kernel
+
+
+def _compile_then_evaluate(*args) -> int:
+    _compile_network_kernel()
+    return _network_kernel(*args)
+
+
+# network_evaluate() looks this name up on every call; after compilation it is the dispatcher.
+_kernel = _compile_then_evaluate
+
+
+# ---------------------------------------------------------------------------
+# Public API.
+# ---------------------------------------------------------------------------
+
+
+def network_evaluate(board: chess.Board, network: Network) -> int:
+    """The network's evaluation in centipawns from the side to move's point of view, clamped to
+    +-EVAL_LIMIT."""
+    occ = board.occupied_co
+    return _kernel(board.pawns, board.knights, board.bishops, board.rooks, board.queens,
+                   board.kings, occ[chess.WHITE], occ[chess.BLACK], board.turn,
+                   network.w1, network.b1, network.w2, network.b2)
+
+
+def evaluator(path: str | Path = NETWORK_FILE) -> Callable[[chess.Board], int]:
+    """A stand-in for engine.evaluate.evaluate that scores with the network stored at ``path``
+    (the kernel compiled here, so that no search pays for it); raises as load_network does."""
+    network = default_network() if Path(path) == NETWORK_FILE else load_network(path)
+    warm_up(network)
+    w1, b1, w2, b2 = network.w1, network.b1, network.w2, network.b2
+
+    def evaluate(board: chess.Board) -> int:
+        occ = board.occupied_co
+        return _kernel(board.pawns, board.knights, board.bishops, board.rooks, board.queens,
+                       board.kings, occ[chess.WHITE], occ[chess.BLACK], board.turn, w1, b1, w2, b2)
+
+    return evaluate
+
+
+def features(board: chess.BaseBoard, perspective: chess.Color) -> np.ndarray:
+    """The active inputs of ``board`` seen from ``perspective``, ascending (int64)."""
+    active = []
+    for piece_type in chess.PIECE_TYPES:
+        for colour in chess.COLORS:
+            base = (0 if colour == perspective else 384) + (piece_type - 1) * 64
+            for sq in chess.SquareSet(board.pieces_mask(piece_type, colour)):
+                active.append(base + (sq if perspective == chess.WHITE else sq ^ 56))
+    return np.array(sorted(active), dtype=np.int64)
+
+
+def screlu(x: np.ndarray) -> np.ndarray:
+    return np.square(np.clip(x, 0.0, 1.0))
+
+
+def float_evaluate(board: chess.Board, params: Parameters) -> float:
+    """The float network's output in centipawns (side to move's view, not clamped): the
+    reference the quantised kernel approximates."""
+    us = params.b1 + params.w1[features(board, board.turn)].sum(axis=0)
+    them = params.b1 + params.w1[features(board, not board.turn)].sum(axis=0)
+    hidden = params.hidden
+    out = screlu(us) @ params.w2[:hidden] + screlu(them) @ params.w2[hidden:] + params.b2
+    return float(out) * OUTPUT_SCALE
+
+
+def warm_up(network: Network | None = None) -> None:
+    """Compiles (or loads from cache) the kernel and runs it once, on ``network`` or, without one,
+    on an all-zero network (so that no weight file is needed)."""
+    _compile_network_kernel()
+    if network is None:
+        zeros = np.zeros(HIDDEN, dtype=np.int16)
+        network = Network(np.zeros((N_INPUTS, HIDDEN), dtype=np.int16), zeros,
+                          np.zeros(2 * HIDDEN, dtype=np.int16), 0)
+    network_evaluate(chess.Board(), network)

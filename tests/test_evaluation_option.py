@@ -1,0 +1,80 @@
+"""The UCI options that choose the evaluation: `Use NNUE` and `EvalFile`, in the engine process."""
+
+from __future__ import annotations
+
+import chess
+import numpy as np
+import pytest
+
+from engine import network as nn
+from test_uci import RawUci
+
+# A network that ignores the pieces and gives the side to move 2000 cp: a search of odd depth
+# with it ends its lines with the opponent to move and scores -2000; the classical one about 0.
+BIAS_CP = 2000
+
+
+@pytest.fixture
+def constant_network(tmp_path):
+    hidden = 8
+    path = tmp_path / "constant.npz"
+    nn.save_network(nn.Parameters(np.zeros((nn.N_INPUTS, hidden), np.float32), np.zeros(hidden, np.float32),
+                                  np.zeros(2 * hidden, np.float32), BIAS_CP / nn.OUTPUT_SCALE), path)
+    return path
+
+
+@pytest.fixture
+def raw():
+    client = RawUci()
+    client.send("uci")
+    client.read_until("uciok")
+    yield client
+    if client.process.poll() is None:
+        client.close()
+
+
+def score_at_depth(raw: RawUci, depth: int) -> int:
+    raw.send("position startpos")
+    raw.send(f"go depth {depth}")
+    lines = raw.read_until("bestmove")
+    info = [line.split() for line in lines if line.startswith("info depth")][-1]
+    move = chess.Move.from_uci(lines[-1].split()[1])
+    assert move in chess.Board().legal_moves
+    return int(info[info.index("cp") + 1])
+
+
+def test_use_nnue_makes_the_search_and_eval_use_the_network_of_evalfile(raw, constant_network):
+    assert abs(score_at_depth(raw, 3)) < 200
+    raw.send(f"setoption name EvalFile value {constant_network}")
+    raw.send("setoption name Use NNUE value true")
+    assert score_at_depth(raw, 3) == -BIAS_CP
+    raw.send("eval")
+    raw.send("isready")
+    lines = raw.read_until("readyok")
+    assert any(line.startswith("NNUE evaluation") and f"({BIAS_CP} cp)" in line for line in lines)
+    raw.send("setoption name Use NNUE value false")
+    assert abs(score_at_depth(raw, 3)) < 200
+
+
+def test_an_unusable_evalfile_is_reported_and_the_evaluation_is_kept(raw, constant_network, tmp_path):
+    raw.send(f"setoption name EvalFile value {constant_network}")
+    raw.send("setoption name Use NNUE value true")
+    broken = tmp_path / "broken.npz"
+    broken.write_bytes(b"not a network")
+    for path in (broken, tmp_path / "missing.npz"):
+        raw.send(f"setoption name EvalFile value {path}")
+        raw.send("isready")
+        lines = raw.read_until("readyok")
+        assert any(line.startswith("info string") and "network" in line for line in lines)
+        assert score_at_depth(raw, 3) == -BIAS_CP
+
+
+def test_helpers_evaluate_with_the_network_too(raw, constant_network):
+    raw.send(f"setoption name EvalFile value {constant_network}")
+    raw.send("setoption name Use NNUE value true")
+    raw.send("setoption name Threads value 2")
+    raw.send("isready")
+    assert not [line for line in raw.read_until("readyok") if "error" in line or "helper" in line]
+    assert score_at_depth(raw, 5) == -BIAS_CP
+    raw.send("isready")
+    assert not [line for line in raw.read_until("readyok") if "error" in line or "helper" in line]
