@@ -239,12 +239,23 @@ def gradients(params: nn.Parameters, x: np.ndarray, target: np.ndarray,
         "w2": np.concatenate([active[:b].T @ d_out, active[b:].T @ d_out]), "b2": d_out.sum()}
 
 
+def mirror_files(inputs: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``inputs`` with the board of each of ``rows`` (bool, one per position) mirrored from the
+    a-file to the h-file: a square's file is its index's low three bits."""
+    flip = rows[:, None] & (inputs != PAD)
+    return np.where(flip, inputs ^ 7, inputs)
+
+
 def fit(data: Positions, target: np.ndarray, params: nn.Parameters, scale: float, *,
         epochs: int = 10, batch: int = 4096, lr: float = 3e-3, valid: Positions | None = None,
-        valid_target: np.ndarray | None = None, seed: int = 1,
+        valid_target: np.ndarray | None = None, mirror: bool = False, seed: int = 1,
         log: Callable[[str], None] = print) -> nn.Parameters:
     """Adam on mini-batches of the mean squared error; returns the parameters of the epoch with
-    the lowest validation loss (of the last epoch without a validation set)."""
+    the lowest validation loss (of the last epoch without a validation set).
+
+    With ``mirror``, each position of a batch is mirrored a-file to h-file with probability 1/2:
+    the network does not see castling rights, so a mirrored position is as good an example (its
+    label nearly so), and the training set is in effect twice as large."""
     weights = {"w1": params.w1.copy(), "b1": params.b1.copy(), "w2": params.w2.copy(),
                "b2": np.array(params.b2, dtype=np.float32)}
     m = {name: np.zeros_like(value) for name, value in weights.items()}
@@ -267,7 +278,11 @@ def fit(data: Positions, target: np.ndarray, params: nn.Parameters, scale: float
         train_loss = 0.0
         for start in range(0, n, batch):
             index = np.sort(order[start:start + batch])
-            x = inputs.fill(data.us[index], data.them[index])
+            us, them = data.us[index], data.them[index]
+            if mirror:
+                rows = rng.random(len(index)) < 0.5
+                us, them = mirror_files(us, rows), mirror_files(them, rows)
+            x = inputs.fill(us, them)
             batch_loss, grads = gradients(nn.Parameters(**weights), x, target[index], scale)
             train_loss += batch_loss * len(index)
             step += 1
@@ -312,6 +327,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--result-share", type=float, default=0.0,
                         help="lambda: the target's share of the game result; the rest is the "
                              "teacher's score (default 0: learn the teacher's scores only)")
+    parser.add_argument("--no-mirror", dest="mirror", action="store_false",
+                        help="do not mirror half of each batch a-file to h-file")
     parser.add_argument("--seed", type=int, default=1, help="seeds the initial weights and the batches")
     args = parser.parse_args(argv)
 
@@ -328,11 +345,12 @@ def main(argv: list[str] | None = None) -> None:
     train_target = targets(train, teacher_scale, args.result_share)
     valid_target = targets(valid, teacher_scale, args.result_share)
     log(f"teacher scale K_t = {teacher_scale:.4f}; lambda = {args.result_share}; "
-          f"H = {args.hidden}")
+          f"H = {args.hidden}; mirrored batches: {args.mirror}")
     params = initialise(args.hidden, args.seed)
     log(f"start      validation {loss(params, valid, valid_target, teacher_scale):.6f}")
     params = fit(train, train_target, params, teacher_scale, epochs=args.epochs, batch=args.batch,
-                 lr=args.lr, valid=valid, valid_target=valid_target, seed=args.seed, log=log)
+                 lr=args.lr, valid=valid, valid_target=valid_target, mirror=args.mirror,
+                 seed=args.seed, log=log)
     network = nn.save_network(params, args.out)
     sample = np.sort(np.random.default_rng(args.seed).permutation(len(valid))[:QUANTISED_SAMPLE])
     float_loss, kernel_loss = quantised_losses(params, network, valid.take(sample),

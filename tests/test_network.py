@@ -268,3 +268,25 @@ def test_the_training_script_writes_a_network_the_engine_can_load(tmp_path, caps
     assert network.hidden == 8
     printed = capsys.readouterr().out
     assert "validation" in printed and "integer kernel" in printed
+
+
+def test_the_shipped_network_loads_and_knows_a_queen_from_nothing():
+    network = nn.default_network()
+    assert abs(nn.network_evaluate(chess.Board(), network)) < 100
+    queen_up = chess.Board("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
+    assert nn.network_evaluate(queen_up, network) > 500
+    assert nn.network_evaluate(queen_up.mirror(), network) > 500  # Black to move, a queen up
+
+
+def test_mirroring_the_files_of_an_index_list_gives_the_mirrored_boards_inputs():
+    boards = [b for b in game_positions(range(2))][:20]
+    us = np.full((len(boards), nn.MAX_ACTIVE), train.PAD, dtype=np.int16)
+    for row, board in enumerate(boards):
+        active = nn.features(board, board.turn)
+        us[row, :len(active)] = active
+    flip = np.arange(len(boards)) % 2 == 0
+    mirrored = train.mirror_files(us, flip)
+    for row, board in enumerate(boards):
+        expected = board.transform(chess.flip_horizontal) if flip[row] else board
+        got = sorted(int(i) for i in mirrored[row] if i != train.PAD)
+        assert got == list(nn.features(expected, board.turn))
