@@ -162,9 +162,7 @@ class Engine:
 
                 search.helpers = HelperPool(threads - 1, search.tt, self.listener.on_message)
                 if self.options["Use NNUE"]:
-                    from engine.network import NETWORK_FILE
-
-                    search.helpers.set_evaluation(self.options["EvalFile"] or str(NETWORK_FILE))
+                    search.helpers.set_evaluation(self._network_path(self.options["EvalFile"]))
         except OSError as error:
             self._stop_helpers()
             search.tt.resize(self.options["Hash"], shared=False)
@@ -181,7 +179,7 @@ class Engine:
         if use_network:
             from engine import network
 
-            network_path = path or str(network.NETWORK_FILE)
+            network_path = self._network_path(path)
             try:
                 search.evaluate = network.evaluator(network_path)
             except (OSError, ValueError) as error:
@@ -194,6 +192,13 @@ class Engine:
         if search.helpers is not None:
             search.helpers.set_evaluation(network_path)
         self.new_game()  # the table's scores are the other evaluation's
+
+    @staticmethod
+    def _network_path(eval_file: str) -> str:
+        """The weight file EvalFile names; empty means the shipped network."""
+        from engine.network import NETWORK_FILE
+
+        return eval_file or str(NETWORK_FILE)
 
     def static_evaluation(self) -> int:
         """The current position's score by the evaluation the search uses (side to move's view)."""

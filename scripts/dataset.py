@@ -9,6 +9,7 @@ One position a line, plain text so that any tool can read it:
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, TextIO
@@ -68,3 +69,12 @@ def write_samples(out: TextIO, samples: Iterable[Sample]) -> int:
 def position_id(board: chess.Board) -> str:
     """What makes two samples duplicates: the position, not the move counters."""
     return board.epd()
+
+
+def cache_path(paths: list[Path], key: str, suffix: str) -> Path:
+    """Where a trainer caches what it computed from ``paths``: beside the first file, named by a
+    hash of the files' names, sizes and times and of ``key`` (what else the cache depends on), so
+    that a file that grew or a changed encoding gets a new cache."""
+    stats = [(str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in paths]
+    tag = hashlib.sha1(f"{stats}-{key}".encode()).hexdigest()[:12]
+    return paths[0].with_name(f"{paths[0].name}.{tag}.{suffix}")

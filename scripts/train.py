@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import hashlib
 import sys
 import time
 from dataclasses import dataclass
@@ -36,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from engine import network as nn  # noqa: E402
-from dataset import read_samples  # noqa: E402
+from dataset import cache_path, read_samples  # noqa: E402
 from tune import fit_scale, sigmoid, split, targets  # noqa: E402
 
 CACHE_VERSION = 1
@@ -109,9 +108,7 @@ def encode(board_fields: list[str], white_to_move: np.ndarray) -> tuple[np.ndarr
 def build_positions(paths: list[Path], limit: int | None = None, chunk: int = 100_000) -> Positions:
     """Reads samples and encodes them (cached beside the first file, keyed by the files' sizes
     and times, the limit and the encoding's version)."""
-    stats = [(str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in paths]
-    tag = hashlib.sha1(f"{stats}-{limit}-{CACHE_VERSION}-{nn.N_INPUTS}".encode()).hexdigest()[:12]
-    cache = paths[0].with_name(f"{paths[0].name}.{tag}.net.npz")
+    cache = cache_path(paths, f"{limit}-{CACHE_VERSION}-{nn.N_INPUTS}", "net.npz")
     if cache.exists():
         with np.load(cache) as data:
             return Positions(data["us"], data["them"], data["score"], data["result"], data["source"])

@@ -19,7 +19,6 @@ The weights are rounded to integers and written with their feature layout.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import sys
 import time
 from dataclasses import dataclass
@@ -31,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from engine import evaluate as ev  # noqa: E402
-from dataset import read_samples  # noqa: E402
+from dataset import cache_path, read_samples  # noqa: E402
 
 
 @dataclass
@@ -56,9 +55,7 @@ def build_dataset(paths: list[Path], limit: int | None = None) -> Dataset:
     """Reads samples and computes each position's coefficient vector (cached beside the data).
 
     ``source`` numbers the file each position came from (see :func:`split`)."""
-    stats = [(str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in paths]
-    tag = hashlib.sha1(f"{stats}-{limit}-{ev.FEATURE_BLOCKS}".encode()).hexdigest()[:12]
-    cache = paths[0].with_name(f"{paths[0].name}.{tag}.coefs.npz")
+    cache = cache_path(paths, f"{limit}-{ev.FEATURE_BLOCKS}", "coefs.npz")
     if cache.exists():
         with np.load(cache) as data:
             return Dataset(data["coefs"], data["phase"], data["score"], data["result"], data["source"])
