@@ -204,10 +204,11 @@ class Engine:
         """The current position's score by the evaluation the search uses (side to move's view)."""
         self.wait_ready()
         if self._search is None:
+            from engine.endgame import with_endgame_knowledge
             from engine.evaluate import evaluate
 
-            return evaluate(self.board)
-        return self._search.evaluate(self.board)
+            return with_endgame_knowledge(self.board, evaluate(self.board))
+        return self._search.static_evaluation(self.board)
 
     def _stop_helpers(self) -> None:
         if self._search is not None and self._search.helpers is not None:

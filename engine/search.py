@@ -16,6 +16,7 @@ from typing import Callable
 
 import chess
 
+from engine.endgame import with_endgame_knowledge
 from engine.evaluate import evaluate
 from engine.tablebase import TB_WIN_THRESHOLD, wdl_to_score
 from engine.movepick import OrderingTables, QuietCheckTest, captures, ordered_moves
@@ -168,6 +169,8 @@ class Search:
                 # a move that beat the previous best is at the front and is playable.
                 if root_moves[0].score > -INFINITY and root_moves[0].move != result.best_move:
                     result = self._result(root_moves[0], depth)
+                    if report:  # the last `info` line's pv must begin with the move played
+                        report(self._info(root_moves[0], depth, 1))
                 break
             self._note_stability(result, root_moves[0], depth)
             result = self._result(root_moves[0], depth)
@@ -524,7 +527,11 @@ class Search:
 
     def _evaluate(self) -> int:
         self.evaluations += 1
-        return self.evaluate(self.board)
+        return self.static_evaluation(self.board)
+
+    def static_evaluation(self, board: chess.Board) -> int:
+        """The evaluation this search uses, with what it knows of bare-king endings."""
+        return with_endgame_knowledge(board, self.evaluate(board))
 
     def _count_node(self, ply: int) -> None:
         self.nodes += 1

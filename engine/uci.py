@@ -289,12 +289,15 @@ class UciProtocol:
 
     def cmd_eval(self, args: list[str]) -> None:
         self.engine.wait_ready()
-        from engine.evaluate import evaluation_report
+        from engine.evaluate import evaluate, evaluation_report
         for line in evaluation_report(self.engine.board).splitlines():
             self.send(line)
+        score = self.engine.static_evaluation()
         if self.engine.options["Use NNUE"]:
-            score = self.engine.static_evaluation()
             self.send(f"NNUE evaluation (side to move): {score / 100:+.2f} ({score} cp), the search's")
+        elif score != evaluate(self.engine.board):
+            self.send(f"Bare-king ending rule (side to move): {score / 100:+.2f} "
+                      f"({score} cp), the search's")
 
     def cmd_bench(self, args: list[str]) -> None:
         self.engine.stop()

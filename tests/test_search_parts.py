@@ -339,6 +339,18 @@ def test_search_node_limit_is_exact():
 
 
 
+def test_the_last_info_line_begins_with_the_move_played_when_the_limit_ends_an_iteration():
+    # A node limit stops the search inside an iteration, where a move searched so far may
+    # already have replaced the previous best (here at each of these limits, before the fix):
+    # the move played must be the last line's first.
+    fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 9"
+    for nodes in range(140, 460, 20):
+        reports = []
+        result = Search(TranspositionTable(1)).run(chess.Board(fen), Limits(nodes=nodes),
+                                                   report=reports.append)
+        assert reports[-1].pv[0] == result.best_move, nodes
+
+
 def test_stalemate_at_the_horizon_is_scored_as_a_draw():
     # Qc7 stalemates the bare king; at depth 1 only quiescence sees the position after it.
     board = chess.Board("k7/8/1K1Q4/8/8/8/8/8 w - - 0 1")

@@ -1,0 +1,72 @@
+"""The bare-king endings: the score that drives a lone king to the edge, and the mates it brings."""
+
+from __future__ import annotations
+
+import chess
+import pytest
+
+from engine.endgame import bare_king_score, with_endgame_knowledge
+from engine.search import Search
+from engine.timeman import Limits
+from engine.tt import TranspositionTable
+
+
+@pytest.mark.parametrize("fen, applies", [
+    ("8/8/4k3/8/8/8/3Q4/4K3 w - - 0 1", True),  # queen
+    ("8/8/4k3/8/8/8/3R4/4K3 w - - 0 1", True),  # rook
+    ("8/8/4k3/8/8/8/2BB4/4K3 w - - 0 1", True),  # bishops on both colours
+    ("8/8/4k3/8/8/8/2BN4/4K3 w - - 0 1", True),  # bishop and knight
+    ("8/8/4k3/8/8/8/2NN4/4K3 w - - 0 1", False),  # two knights cannot force mate
+    ("8/8/4k3/8/8/8/1B1B4/4K3 w - - 0 1", False),  # bishops on one colour
+    ("8/8/4k3/8/8/8/3P4/4K3 w - - 0 1", False),  # a pawn: the evaluation's own business
+    ("8/8/4k3/8/8/8/3Q4/4K2p w - - 0 1", False),  # the other king is not alone
+])
+def test_the_rule_needs_a_bare_king_and_men_that_can_mate(fen: str, applies: bool) -> None:
+    board = chess.Board(fen)
+    assert (with_endgame_knowledge(board, 0) != 0) == applies
+    assert (bare_king_score(board, chess.WHITE) is not None) == applies
+
+
+def test_the_rule_scores_for_the_strong_side_whoever_is_to_move() -> None:
+    white_to_move = chess.Board("8/8/4k3/8/8/8/3R4/4K3 w - - 0 1")
+    black_to_move = chess.Board("8/8/4k3/8/8/8/3R4/4K3 b - - 0 1")
+    assert with_endgame_knowledge(white_to_move, 0) >= 500
+    assert with_endgame_knowledge(black_to_move, 0) <= -500
+
+
+def test_the_rule_gives_the_same_score_for_the_mirrored_position() -> None:
+    for fen in ("8/8/4k3/8/8/8/3Q4/4K3 w - - 0 1", "7k/8/8/8/8/8/2BN4/4K3 b - - 0 1"):
+        board = chess.Board(fen)
+        assert with_endgame_knowledge(board, 0) == with_endgame_knowledge(board.mirror(), 0)
+
+
+def test_the_lone_king_is_worse_off_on_the_edge_and_near_the_other_king() -> None:
+    centre = chess.Board("8/8/8/4k3/8/8/7R/4K3 w - - 0 1")
+    edge = chess.Board("8/8/8/k7/8/8/7R/4K3 w - - 0 1")  # as far from the white king
+    edge_near = chess.Board("8/8/8/k1K5/8/8/7R/8 w - - 0 1")
+    assert bare_king_score(centre, chess.WHITE) < bare_king_score(edge, chess.WHITE) < bare_king_score(edge_near, chess.WHITE)
+
+
+def test_bishop_and_knight_drive_the_lone_king_to_a_corner_of_the_bishops_colour() -> None:
+    # The bishop on c1 is dark-squared: a1 and h8 are the corners where it can mate.
+    right_corner = chess.Board("8/8/8/8/4K3/8/8/k1B3N1 w - - 0 1")
+    wrong_corner = chess.Board("k7/8/8/8/4K3/8/8/2B3N1 w - - 0 1")  # as far from the white king
+    assert bare_king_score(right_corner, chess.WHITE) > bare_king_score(wrong_corner, chess.WHITE)
+
+
+def play_out(fen: str, nodes: int, max_plies: int) -> chess.Board:
+    """Both sides played by the search at a fixed node count (no clock: the same moves every run)."""
+    board = chess.Board(fen)
+    search = Search(TranspositionTable(4))
+    while not board.is_game_over(claim_draw=True) and len(board.move_stack) < max_plies:
+        board.push(search.run(board, Limits(nodes=nodes)).best_move)
+    return board
+
+
+@pytest.mark.parametrize("fen", [
+    "8/8/6K1/8/3Q4/8/8/7k w - - 0 1",  # drawn by the fifty-move rule before this rule (3,000 nodes a move)
+    "8/8/8/3k4/8/8/8/R3K3 w - - 0 1",
+])
+def test_queen_or_rook_against_a_bare_king_is_mated_with_a_few_thousand_nodes_a_move(fen: str) -> None:
+    board = play_out(fen, nodes=3000, max_plies=80)
+    assert board.is_checkmate() and board.turn == chess.BLACK
