@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import chess
 
-# Material on the usual centipawn scale (the classical evaluation's and the network's).
-PIECE_VALUES = {chess.PAWN: 100, chess.KNIGHT: 320, chess.BISHOP: 330, chess.ROOK: 500,
-                chess.QUEEN: 950}
+from engine.see import PIECE_VALUE  # material on the usual centipawn scale
+
 # Centipawns per step: the lone king's distance from the centre (0..6), the kings' distance
 # (1..7), and with bishop and knight the lone king's distance to the bishop's nearest corner
 # counted in files plus ranks (0..14).
@@ -51,8 +50,8 @@ def bare_king_score(board: chess.Board, strong: chess.Color) -> int | None:
     both_colours = bool(bishops & chess.BB_LIGHT_SQUARES) and bool(bishops & chess.BB_DARK_SQUARES)
     if not (heavy or both_colours or (bishops and knights)):
         return None
-    material = sum(value * chess.popcount(board.pieces_mask(piece, strong))
-                   for piece, value in PIECE_VALUES.items())
+    material = sum(PIECE_VALUE[piece] * chess.popcount(board.pieces_mask(piece, strong))
+                   for piece in range(chess.PAWN, chess.KING))
     lone = board.king(not strong)
     bonus = CLOSE_BONUS * (7 - chess.square_distance(lone, board.king(strong)))
     if heavy or both_colours:
@@ -65,4 +64,3 @@ def bare_king_score(board: chess.Board, strong: chess.Color) -> int | None:
 def _centre_distance(square: chess.Square) -> int:
     file, rank = chess.square_file(square), chess.square_rank(square)
     return max(3 - file, file - 4) + max(3 - rank, rank - 4)
-

@@ -527,7 +527,8 @@ class Search:
 
     def _evaluate(self) -> int:
         self.evaluations += 1
-        return self.static_evaluation(self.board)
+        board = self.board
+        return with_endgame_knowledge(board, self.evaluate(board))
 
     def static_evaluation(self, board: chess.Board) -> int:
         """The evaluation this search uses, with what it knows of bare-king endings."""
