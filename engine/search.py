@@ -19,6 +19,7 @@ import chess
 from engine.endgame import with_endgame_knowledge
 from engine.evaluate import evaluate
 from engine.tablebase import TB_WIN_THRESHOLD, wdl_to_score
+from engine.makemove import push
 from engine.movepick import OrderingTables, QuietCheckTest, captures, ordered_moves
 from engine.see import see
 from engine.smp import helper_skips_depth
@@ -507,7 +508,7 @@ class Search:
         """Plays ``move``, recording the new position's key and whether it is check: the parent
         (does the move give check?) and the child (am I in check?) both read it."""
         board = self.board
-        board.push(move)
+        push(board, move)
         key, in_check = key_and_check(board)
         self.keys.append(key)
         self.checks.append(in_check)
