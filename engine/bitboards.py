@@ -66,6 +66,9 @@ PAWN_ATTACKS = np.array([[int(chess.BB_PAWN_ATTACKS[colour][sq]) for sq in range
 
 # LINE[a, b]: the whole line (rank, file or diagonal) through two aligned squares, else empty.
 LINE = np.array([[int(chess.BB_RAYS[a][b]) for b in range(64)] for a in range(64)], dtype=np.uint64)
+# BETWEEN[a, b]: the squares strictly between two aligned squares, else empty.
+BETWEEN = np.array([[int(chess.between(a, b)) for b in range(64)] for a in range(64)],
+                   dtype=np.uint64)
 RANK_3 = np.uint64(chess.BB_RANK_3)
 RANK_6 = np.uint64(chess.BB_RANK_6)
 # SEVENTH_RANK[colour]: where that colour's pawns promote from (0 Black, 1 White).
@@ -179,6 +182,22 @@ def attacked_by(square, occupied, pawns, knights, bishops, rooks, queens, kings,
             | (PAWN_ATTACKS[defender, square] & pawns)
             | (slider_attacks(square, occupied, BISHOP_DIRS) & (bishops | queens))
             | (slider_attacks(square, occupied, ROOK_DIRS) & (rooks | queens))) & attackers != U0
+
+
+@njit(cache=True, nogil=True)
+def pinned_pieces(king, occupied, ours, theirs, bishops, rooks, queens):
+    """Our pieces that alone stand between our king and an enemy slider (python-chess's
+    ``_slider_blockers``): each may move only along the line through the king."""
+    snipers = ((slider_attacks(king, U0, BISHOP_DIRS) & (bishops | queens))
+               | (slider_attacks(king, U0, ROOK_DIRS) & (rooks | queens))) & theirs
+    pinned = U0
+    while snipers:
+        sniper = lsb(snipers)
+        snipers &= snipers - U1
+        between = BETWEEN[king, sniper] & occupied
+        if between and not between & (between - U1):
+            pinned |= between
+    return pinned & ours
 
 
 # Kernels are compiled (or loaded from numba's on-disk cache) for one explicit signature on first

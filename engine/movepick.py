@@ -31,7 +31,7 @@ from numba.types import Tuple
 
 from engine.bitboards import (BISHOP_DIRS, KING_ATTACKS, KNIGHT_ATTACKS, LINE, PAWN_ATTACKS, RANK_3,
                               RANK_6, ROOK_DIRS, S8, SEVENTH_RANK, SQUARE_BB, attacked_by,
-                              compile_kernel, msb, slider_attacks)
+                              compile_kernel, lsb, msb, pinned_pieces, slider_attacks)
 from engine.see import PIECE_VALUE, see
 
 
@@ -147,14 +147,13 @@ def captures(board: chess.Board, in_check: bool = False, underpromotions: bool =
 
     Queen promotions come first, then captures by victim from the queen down to pawns (en passant
     with the pawns), each victim's cheapest attacker first, then under-promotions. The captures
-    come from `_capture_kernel` as pseudo-legal codes; each one is tested for legality and
-    turned into a move only when the caller asks for it, so a quiescence node that cuts off,
-    or finds the remaining victims too small to matter, never pays for the rest. With
+    come from `_capture_kernel` as codes of legal moves; each one is turned into a move only
+    when the caller asks for it, so a quiescence node that cuts off, or finds the remaining
+    victims too small to matter, never pays for the rest. With
     ``targets``, only captures on those squares (and no promotions) when not in check.
     """
     us = board.turn
-    king = board.king(us)
-    if in_check or king is None:
+    if in_check or not board.kings & board.occupied_co[us]:
         # Evasions are few; python-chess's own generator knows which captures resolve the check.
         moves = captures_and_promotions(board)
         for move in moves:
@@ -164,7 +163,6 @@ def captures(board: chess.Board, in_check: bool = False, underpromotions: bool =
         return
 
     ours = board.occupied_co[us]
-    pinned = board._slider_blockers(king)  # python-chess internals, pinned to 1.11.x in pyproject
     promoting = board.pawns & ours & BB_SEVENTH[us]
     under = []
     if promoting and targets == chess.BB_ALL:
@@ -182,12 +180,8 @@ def captures(board: chess.Board, in_check: bool = False, underpromotions: bool =
     codes = _capture_kernel(board.pawns, board.knights, board.bishops, board.rooks, board.queens,
                             board.kings, ours, board.occupied_co[not us] & targets, us, ep_square,
                             promoting)
-    # The kernel knows nothing of pins and attacked squares: python-chess's own test decides.
-    is_safe = board._is_safe
     for code in codes.tolist():
-        move = chess.Move(code & 63, code >> 6 & 63)
-        if is_safe(king, pinned, move):
-            yield move, PIECE_VALUE[code >> 12 & 7], PIECE_VALUE[code >> 16]
+        yield chess.Move(code & 63, code >> 6 & 63), PIECE_VALUE[code >> 12 & 7], PIECE_VALUE[code >> 16]
 
     if underpromotions:
         for move in under:
@@ -260,8 +254,7 @@ def quiet_move_indices(board: chess.Board, in_check: bool) -> list[int]:
                 for move in board.generate_legal_moves(chess.BB_ALL, not_captures)
                 if move.promotion is None and not board.is_en_passant(move)]
     codes, piece_moves = _quiet_kernel(board.pawns, board.knights, board.bishops, board.rooks,
-                                       board.queens, board.kings, board.occupied_co[us], us, king,
-                                       board._slider_blockers(king))
+                                       board.queens, board.kings, board.occupied_co[us], us, king)
     indices = codes.tolist()
     if board.castling_rights & board.occupied_co[us]:
         indices[piece_moves:piece_moves] = [move.from_square << 6 | move.to_square
@@ -279,7 +272,7 @@ _CAPTURE_SIGNATURE = int64[::1](uint64, uint64, uint64, uint64, uint64, uint64, 
 @njit(cache=True, nogil=True)
 def _capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, victims, white,
                          ep_square, not_attackers):
-    """Pseudo-legal captures of ``victims`` in MVV-LVA order, each encoded as
+    """Legal captures of ``victims`` by a side not in check, in MVV-LVA order, each encoded as
     ``origin | target << 6 | victim type << 12 | attacker type << 16`` (python-chess piece types).
 
     Victims come from the queen down to pawns (en passant last among the pawns), each target
@@ -288,7 +281,11 @@ def _capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, vi
     out = np.empty(128, dtype=np.int64)
     n = 0
     occupied = pawns | knights | bishops | rooks | queens | kings
+    theirs = occupied & ~ours
     them = 0 if white else 1
+    king = lsb(kings & ours)
+    king_bb = SQUARE_BB[king]
+    pinned = pinned_pieces(king, occupied, ours, theirs, bishops, rooks, queens)
     diagonal = (bishops | queens) & ours
     straight = (rooks | queens) & ours
     our_pawns = pawns & ours & ~not_attackers
@@ -307,6 +304,11 @@ def _capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, vi
                 origin = msb(attackers)
                 bit = SQUARE_BB[origin]
                 attackers ^= bit
+                if bit & pinned and not LINE[origin, square] & king_bb:
+                    continue
+                if bit & kings and attacked_by(square, occupied, pawns, knights, bishops, rooks,
+                                               queens, kings, theirs, white):
+                    continue
                 if bit & pawns:
                     attacker = 1
                 elif bit & knights:
@@ -323,9 +325,15 @@ def _capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, vi
                 n += 1
         if victim_type == 1 and ep_square >= 0 and not SQUARE_BB[ep_square] & occupied:
             attackers = PAWN_ATTACKS[them, ep_square] & our_pawns
+            taken = SQUARE_BB[ep_square + (-8 if white else 8)]
             while attackers:
                 origin = msb(attackers)
                 attackers ^= SQUARE_BB[origin]
+                # Two pawns leave their squares: no slider of theirs may then see our king.
+                after = (occupied ^ SQUARE_BB[origin] ^ taken) | SQUARE_BB[ep_square]
+                if ((slider_attacks(king, after, BISHOP_DIRS) & (bishops | queens))
+                        | (slider_attacks(king, after, ROOK_DIRS) & (rooks | queens))) & theirs:
+                    continue
                 out[n] = origin | ep_square << 6 | 1 << 12 | 1 << 16
                 n += 1
         # A stable insertion sort by attacker value: the lists are a handful of moves long.
@@ -358,20 +366,20 @@ _capture_kernel = _compile_then_capture
 # ---------------------------------------------------------------------- the quiet-move kernel
 
 _QUIET_SIGNATURE = Tuple((int64[::1], int64))(uint64, uint64, uint64, uint64, uint64, uint64,
-                                              uint64, boolean, int64, uint64)
+                                              uint64, boolean, int64)
 
 
 @njit(cache=True, nogil=True)
-def _quiet_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, white, king, pinned):
+def _quiet_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, white, king):
     """Legal quiet moves, but castling, of a side not in check, as ``origin << 6 | target``,
     in python-chess's order: piece moves by origin and target from h8 down, then single and
-    double pawn pushes. Also returns how many piece moves come first (castling follows them).
-    ``pinned`` are our pieces that may move only along the line through our king."""
+    double pawn pushes. Also returns how many piece moves come first (castling follows them)."""
     out = np.empty(256, dtype=np.int64)
     n = 0
     occupied = pawns | knights | bishops | rooks | queens | kings
     empty = ~occupied
     theirs = occupied & ~ours
+    pinned = pinned_pieces(king, occupied, ours, theirs, bishops, rooks, queens)
     king_bb = SQUARE_BB[king]
     pieces = ours & ~pawns
     while pieces:
