@@ -12,7 +12,6 @@ On Stockfish's bench positions it measures, in one process:
   it (or ``--sunfish CMD``), using the nps it reports.
 
 and prints a table with the ratios engine/raw, sunfish/raw, engine/sunfish.
-Until Brudno exists, ``--engine /usr/games/stockfish`` stands in for it.
 """
 from __future__ import annotations
 

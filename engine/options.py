@@ -56,7 +56,7 @@ class Option:
         return "" if value == "<empty>" else value
 
 
-# Each helper is a process of its own (about 100 MB): more than the cores only slow the search.
+# Each helper is a process of its own (about 55 MB beyond the table): more than the cores only slow the search.
 MAX_THREADS = max(256, os.cpu_count() or 1)
 
 OPTIONS: tuple[Option, ...] = (

@@ -22,7 +22,6 @@ from engine.tablebase import TB_WIN_THRESHOLD, wdl_to_score
 from engine.makemove import push
 from engine.movepick import OrderingTables, QuietCheckTest, captures, ordered_moves
 from engine.see import see
-from engine.smp import helper_skips_depth
 from engine.timeman import Limits, TimeBudget, soft_scale
 from engine.tt import EXACT, LOWER, MATE, MATE_BOUND, MAX_PLY, UPPER, TranspositionTable, score_from_tt, score_to_tt
 from engine.zobrist import key_and_check, position_key
@@ -48,6 +47,22 @@ LMR_TABLE = [[0] * 64 for _ in range(MAX_DEPTH + 2)]
 for _d in range(1, MAX_DEPTH + 2):
     for _m in range(1, 64):
         LMR_TABLE[_d][_m] = int(0.5 + math.log(_d) * math.log(_m) / 2.2)
+
+
+def helper_skips_depth(index: int, depth: int, root_ply: int) -> bool:
+    """Whether helper ``index`` (1, 2, ...) leaves out iteration ``depth``.
+
+    Helpers search in blocks of ``size`` depths, every other block skipped; the first 2 helpers
+    have blocks of 1 depth, the next 4 of 2, the next 6 of 3, and so on, each with its own phase,
+    so that they spread over the depths around the main search's. (Stockfish's helpers skipped
+    depths in this way for years; the sizes and phases here follow from the rule above.)
+    """
+    n = index - 1
+    size = 1
+    while n >= 2 * size:
+        n -= 2 * size
+        size += 1
+    return (depth + root_ply + n) // size % 2 == 1
 
 
 class SearchAborted(Exception):

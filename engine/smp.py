@@ -16,7 +16,7 @@ and answers on its stdout with ``{"ready": ...}`` / ``{"error": ...}`` once star
 when search n has stopped and ``{"attached": name}``. A helper never prints to the engine's
 output: the main search alone decides the move and reports. The helpers only fill the table, which
 makes the main search's later iterations cheaper, the Lazy SMP speed-up. They diverge from the
-main search and from each other by skipping different iteration depths (`helper_skips_depth`)
+main search and from each other by skipping different iteration depths (`search.helper_skips_depth`)
 and by their own move-ordering history.
 
 The control block holds int64 words: word 0 is the id of the last search told to stop (a helper
@@ -289,22 +289,6 @@ class HelperPool:
         if self.control is None:
             return 0
         return int(self.control[self._counted].sum())
-
-
-def helper_skips_depth(index: int, depth: int, root_ply: int) -> bool:
-    """Whether helper ``index`` (1, 2, ...) leaves out iteration ``depth``.
-
-    Helpers search in blocks of ``size`` depths, every other block skipped; the first 2 helpers
-    have blocks of 1 depth, the next 4 of 2, the next 6 of 3, and so on, each with its own phase,
-    so that they spread over the depths around the main search's. (Stockfish's helpers skipped
-    depths in this way for years; the sizes and phases here follow from the rule above.)
-    """
-    n = index - 1
-    size = 1
-    while n >= 2 * size:
-        n -= 2 * size
-        size += 1
-    return (depth + root_ply + n) // size % 2 == 1
 
 
 # ---------------------------------------------------------------------- the helper process

@@ -12,7 +12,7 @@ search. Without --fen it uses Kiwipete and the start position.
 It prints a Markdown table per position (or, with --json, only a JSON list of rows) and plots
 the evaluations against the depth on a log scale.
 
-`--tree PATH` (with --fen) also writes the search of one row, "AlphaBeta with move ordering"
+`--tree PATH` also writes the search of one row, "AlphaBeta with move ordering"
 (`--tree-search ordered`, the default) or "AlphaBeta" (`plain`), as an HTML page: every
 position it visited with its move in SAN, window and value, and under each node that cut the
 moves it pruned. The page's counts are checked against the row's. Depth 2-3 keeps it readable.
@@ -305,16 +305,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-plot", action="store_true", help="do not plot")
     parser.add_argument("--no-brudno", action="store_true", help="leave out Brudno's search")
     parser.add_argument("--tree", metavar="PATH",
-                        help="also write the search tree of one row as an HTML page (needs --fen)")
+                        help="also write the search tree of one row as an HTML page (of --fen, "
+                             "or of the start position)")
     parser.add_argument("--tree-search", choices=sorted(TREE_SEARCHES), default="ordered",
                         help=f"the row drawn by --tree: ordered = {ORDERED!r} (default), "
                              f"plain = {ALPHABETA!r}")
     args = parser.parse_args(argv)
     if args.depth < 1:
         parser.error("--depth must be at least 1")
-    if args.tree and not args.fen:
-        parser.error("--tree needs --fen: the page shows the search of one position")
-    positions = [("Position", args.fen)] if args.fen else list(DEFAULT_POSITIONS)
+    if args.fen:
+        positions = [("Position", args.fen)]
+    elif args.tree:
+        # The page shows the search of one position; its FEN is written on the page.
+        positions = [("Start position", chess.STARTING_FEN)]
+    else:
+        positions = list(DEFAULT_POSITIONS)
 
     all_rows: list[Row] = []
     curves = []

@@ -225,3 +225,16 @@ def test_tree_page_of_plain_alphabeta_counts_its_own_row_and_a_mismatch_is_refus
     wrong = [dataclasses.replace(r, evaluations=r.evaluations + 1) for r in rows]
     with pytest.raises(table.ValueMismatch):
         table.tree_page(board, 2, table.ALPHABETA, wrong)
+
+
+def test_tree_page_without_a_fen_draws_the_start_position(tmp_path):
+    tree = tmp_path / "tree.html"
+    subprocess.run([sys.executable, "scripts/alphabeta_table.py", "--depth", "2", "--json",
+                    "--no-plot", "--no-brudno", "--tree", str(tree)],
+                   cwd=ROOT, capture_output=True, text=True, check=True)
+    text = tree.read_text(encoding="utf-8")
+    assert chess.STARTING_FEN in text
+    page = read_page(text)
+    # The root's 20 moves are all drawn: the page is of the start position.
+    assert len(with_class(page, "node")) > 20
+    assert int(page.counts["data-evaluations"]) == len(with_class(page, "leaf"))

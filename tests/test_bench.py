@@ -11,6 +11,16 @@ import chess
 from engine.bench import POSITIONS, run_bench
 
 
+# The build's signature: `scripts/brudno bench` (depth 5, every bench position). A change to the
+# search that changes the tree changes it; update it deliberately, with the commit that does.
+BENCH_SIGNATURE = 119_486
+
+
+def test_bench_signature_is_the_recorded_one() -> None:
+    nodes, _ = run_bench(depth=5, out=lambda line: None)
+    assert nodes == BENCH_SIGNATURE
+
+
 def test_bench_node_count_is_the_same_on_every_run():
     first, second = [], []
     nodes_first, _ = run_bench(depth=3, out=first.append, positions=POSITIONS[:6])

@@ -18,7 +18,8 @@ import pytest
 
 from engine.perft import KIWIPETE
 from engine.search import Search, warm_up
-from engine.smp import HelperPool, helper_skips_depth
+from engine.search import helper_skips_depth
+from engine.smp import HelperPool
 from engine.timeman import Limits
 from engine.tt import EXACT, LOWER, TranspositionTable
 from test_uci import ENGINE_COMMAND, RawUci
