@@ -248,10 +248,18 @@ class Engine:
         """
         self.stop()
         arrived = time.perf_counter()
+        # A book move needs no kernel: it is answered before any wait for the search to load.
+        book_move = None if limits.ponder else self._book_move(self.board, limits)
+        if book_move is not None:
+            self.listener.on_message(f"book move {book_move.uci()}")
+            self.listener.on_bestmove(book_move, None)
+            return
         if not self._wait_loaded(limits):
             self._answer_while_loading()
             return
-        self.wait_ready()
+        # Helpers still starting (after `setoption Threads`) join the next search: never wait.
+        if self._load_error:
+            self.listener.on_message(f"error loading the search: {self._load_error}")
         if self._search is None:
             time_budget = None
         else:

@@ -25,8 +25,8 @@ import pytest
 
 from engine.perft import KIWIPETE
 from paths import DATA
+from uci_client import ENGINE_COMMAND, RawUci
 
-ENGINE_COMMAND = [sys.executable, "-m", "engine"]
 BOOK = DATA / "books" / "performance.bin"
 SYZYGY = DATA / "syzygy"
 
@@ -64,71 +64,6 @@ def tables(syzygy_dir: str):
     """python-chess's reader of the same tables, the reference for every expected result."""
     with chess.syzygy.open_tablebase(syzygy_dir) as reference:
         yield reference
-
-
-class RawUci:
-    """The engine process spoken to line by line; a reader thread makes every wait time out."""
-
-    def __init__(self) -> None:
-        self.process = subprocess.Popen(ENGINE_COMMAND, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        text=True, bufsize=1)
-        self._lines: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        for line in self.process.stdout:
-            self._lines.put(line.rstrip("\n"))
-        self._lines.put(None)
-
-    def send(self, *lines: str) -> None:
-        for line in lines:
-            self.process.stdin.write(line + "\n")
-        self.process.stdin.flush()
-
-    def read_until(self, prefix: str, timeout: float = 60) -> list[str]:
-        """Lines up to and including the first one starting with ``prefix``."""
-        deadline = time.monotonic() + timeout
-        seen: list[str] = []
-        while True:
-            try:
-                line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
-            except queue.Empty:
-                raise AssertionError(f"no {prefix!r} within {timeout} s; got {seen[-20:]}") from None
-            if line is None:
-                raise AssertionError(f"the engine exited before {prefix!r}; got {seen[-20:]}")
-            seen.append(line)
-            if line.startswith(prefix):
-                return seen
-
-    def start(self) -> None:
-        self.send("uci")
-        self.read_until("uciok")
-        self.sync(timeout=120)  # the first readyok waits for the numba evaluation
-
-    def sync(self, timeout: float = 60) -> list[str]:
-        """Everything the engine printed before answering an `isready` (without the readyok)."""
-        self.send("isready")
-        return self.read_until("readyok", timeout)[:-1]
-
-    def setoption(self, name: str, value: str) -> list[str]:
-        """The lines printed in answer to one `setoption`."""
-        self.send(f"setoption name {name} value {value}")
-        return self.sync()
-
-    def go(self, fen: str | None, command: str, timeout: float = 60) -> list[str]:
-        self.send("position startpos" if fen is None else f"position fen {fen}", command)
-        return self.read_until("bestmove", timeout)
-
-    def close(self) -> int:
-        try:
-            self.send("quit")
-        except (BrokenPipeError, OSError):
-            pass
-        try:
-            return self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            raise
 
 
 @pytest.fixture
@@ -200,6 +135,23 @@ def test_start_position_is_answered_at_once_from_the_book(raw, book_path, book_r
     assert elapsed < 1.0
     assert move in chess.Board().legal_moves
     assert move in book_moves(book_reader, chess.Board())
+
+
+def test_a_book_move_does_not_wait_for_the_search_to_load(book_path, book_reader):
+    client = RawUci()  # no `isready`: the kernels are still loading when `go` arrives
+    try:
+        client.send("uci")
+        client.read_until("uciok")
+        client.send("setoption name OwnBook value true", f"setoption name BookFile value {book_path}",
+                    "position startpos")
+        started = time.monotonic()
+        client.send("go wtime 60000 btime 60000")
+        move = bestmove(client.read_until("bestmove"))
+        elapsed = time.monotonic() - started
+        assert move in book_moves(book_reader, chess.Board())
+        assert elapsed < 0.2
+    finally:
+        assert client.close() == 0
 
 
 def test_random_book_choices_stay_in_the_book(raw, book_path, book_reader):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from engine import network as nn
-from test_uci import RawUci
+from uci_client import RawUci
 
 # A network that ignores the pieces and gives the side to move 2000 cp: a search of odd depth
 # with it ends its lines with the opponent to move and scores -2000; the classical one about 0.

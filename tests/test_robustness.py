@@ -12,7 +12,7 @@ import chess.engine
 import pytest
 
 from engine.perft import KIWIPETE
-from test_uci import ENGINE_COMMAND, RawUci
+from uci_client import ENGINE_COMMAND, RawUci
 
 
 @pytest.fixture

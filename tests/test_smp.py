@@ -22,7 +22,7 @@ from engine.search import helper_skips_depth
 from engine.smp import HelperPool
 from engine.timeman import Limits
 from engine.tt import EXACT, LOWER, TranspositionTable
-from test_uci import ENGINE_COMMAND, RawUci
+from uci_client import ENGINE_COMMAND, RawUci
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 
@@ -273,3 +273,22 @@ def test_fuzzed_input_with_helpers_never_kills_the_engine_nor_yields_an_illegal_
     check_no_exception_escaped(result.stdout, result.stderr)
     assert "helper" not in result.stdout  # no helper failed, none was killed
     check_bestmoves_are_legal(lines, result.stdout)
+
+
+@linux_only
+def test_go_never_waits_for_helpers_still_starting():
+    engine = RawUci()
+    try:
+        engine.send("uci", "isready")
+        engine.read_until("readyok")
+        # No `isready` after Threads: the helper is still starting (a process loading numba)
+        # when `go` arrives, and joins a later search instead.
+        engine.send("setoption name Threads value 2", "position startpos")
+        started = time.monotonic()
+        engine.send("go movetime 200")
+        lines = engine.read_until("bestmove")
+        elapsed = time.monotonic() - started
+        assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board().legal_moves
+        assert elapsed < 0.6
+    finally:
+        assert engine.close() == 0

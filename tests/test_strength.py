@@ -14,7 +14,7 @@ from engine import strength
 from engine.engine import Engine
 from engine.timeman import Limits
 from engine.tt import MATE
-from test_uci import RawUci
+from uci_client import RawUci
 
 
 # ---------------------------------------------------------------------- options

@@ -13,8 +13,8 @@ import pytest
 
 from engine.perft import KIWIPETE
 from paths import DATA
+from uci_client import ENGINE_COMMAND, RawUci
 
-ENGINE_COMMAND = [sys.executable, "-m", "engine"]
 
 
 @pytest.fixture(scope="module")
@@ -22,41 +22,6 @@ def engine():
     client = chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND, timeout=60)
     yield client
     client.quit()
-
-
-class RawUci:
-    """The engine process spoken to line by line, for what chess.engine will not send."""
-
-    def __init__(self) -> None:
-        self.process = subprocess.Popen(ENGINE_COMMAND, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        text=True, bufsize=1)
-        self.lines: list[str] = []
-
-    def send(self, line: str) -> None:
-        self.process.stdin.write(line + "\n")
-        self.process.stdin.flush()
-
-    def read_until(self, prefix: str, timeout: float = 30) -> list[str]:
-        """Lines read up to and including the first one starting with ``prefix``."""
-        deadline = time.monotonic() + timeout
-        seen = []
-        while time.monotonic() < deadline:
-            line = self.process.stdout.readline()
-            if not line:
-                break
-            line = line.rstrip("\n")
-            seen.append(line)
-            self.lines.append(line)
-            if line.startswith(prefix):
-                return seen
-        raise AssertionError(f"no line starting with {prefix!r}; got {seen[-20:]}")
-
-    def close(self) -> int:
-        try:
-            self.send("quit")
-        except BrokenPipeError:
-            pass
-        return self.process.wait(timeout=30)
 
 
 @pytest.fixture

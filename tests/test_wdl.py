@@ -12,7 +12,7 @@ import pytest
 import fit_wdl
 from engine import wdl
 from engine.tt import MATE
-from test_uci import RawUci
+from uci_client import RawUci
 
 SCORES = range(-1500, 1501, 7)
 MATERIALS = (10, 18, 30, 45, 58, 78)
