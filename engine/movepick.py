@@ -31,7 +31,7 @@ from numba.types import Tuple
 
 from engine.bitboards import (BISHOP_DIRS, KING_ATTACKS, KNIGHT_ATTACKS, LINE, PAWN_ATTACKS, RANK_3,
                               RANK_6, ROOK_DIRS, S8, SEVENTH_RANK, SQUARE_BB, attacked_by,
-                              compile_kernel, lsb, msb, pinned_pieces, slider_attacks)
+                              U0, compile_kernel, lsb, msb, pinned_pieces, slider_attacks)
 from engine.see import PIECE_VALUE, see
 
 
@@ -204,7 +204,7 @@ def captures_and_promotions(board: chess.Board) -> list[chess.Move]:
 def ordered_moves(board: chess.Board, hash_move: chess.Move | None, tables: OrderingTables,
                   ply: int, in_check: bool | None = None) -> Iterator[chess.Move]:
     """Yields every legal move of ``board`` once, in the staged order described above."""
-    if hash_move is not None and board.is_legal(hash_move):
+    if hash_move is not None and is_legal(board, hash_move):
         yield hash_move
     else:
         hash_move = None
@@ -227,7 +227,8 @@ def ordered_moves(board: chess.Board, hash_move: chess.Move | None, tables: Orde
     for i, killer in enumerate(killers):
         if (killer is not None and killer != hash_move and killer.promotion is None
                 and (i == 0 or killer != killers[0])
-                and not board.is_capture(killer) and board.is_legal(killer)):
+                and not board.occupied & chess.BB_SQUARES[killer.to_square]
+                and is_legal(board, killer)):
             done.add(killer.from_square << 6 | killer.to_square)
             yield killer
 
@@ -238,6 +239,29 @@ def ordered_moves(board: chess.Board, hash_move: chess.Move | None, tables: Orde
     for _, index in scored:
         yield chess.Move(index >> 6, index & 63)
     yield from losing
+
+
+def is_quiet_move(board: chess.Board, move: chess.Move) -> bool:
+    """Neither a capture (en passant included) nor a promotion: `Board.is_capture` in one call."""
+    to_square = move.to_square
+    return (move.promotion is None
+            and not board.occupied_co[not board.turn] & chess.BB_SQUARES[to_square]
+            and not (to_square == board.ep_square and board.pawns & chess.BB_SQUARES[move.from_square]))
+
+
+def is_legal(board: chess.Board, move: chess.Move) -> bool:
+    """``board.is_legal(move)``, for a move from the table or a killer (perhaps from another
+    position): ordinary moves by `_legal_kernel`, the rare others by python-chess."""
+    from_square, to_square = move.from_square, move.to_square
+    from_bb = chess.BB_SQUARES[from_square]
+    if (move.promotion or not move or move.drop
+            or (board.kings & from_bb and (board.occupied_co[board.turn] & chess.BB_SQUARES[to_square]
+                                           or abs((from_square & 7) - (to_square & 7)) > 1))
+            or (board.pawns & from_bb and to_square == board.ep_square)):
+        return board.is_legal(move)
+    return _legal_kernel(board.pawns, board.knights, board.bishops, board.rooks, board.queens,
+                         board.kings, board.occupied_co[board.turn], board.turn, from_square,
+                         to_square)
 
 
 def quiet_move_indices(board: chess.Board, in_check: bool) -> list[int]:
@@ -265,6 +289,9 @@ def quiet_move_indices(board: chess.Board, in_check: bool) -> list[int]:
 # ---------------------------------------------------------------------- the capture kernel
 
 _ORDER_VALUE = np.array(PIECE_VALUE, dtype=np.int64)
+PROMOTION_RANKS = np.uint64(BB_PROMOTION_RANKS)
+RANK_2 = np.uint64(chess.BB_RANK_2)
+RANK_7 = np.uint64(chess.BB_RANK_7)
 _CAPTURE_SIGNATURE = int64[::1](uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64,
                                 boolean, int64, uint64)
 
@@ -448,7 +475,71 @@ def _compile_then_quiet(*args) -> tuple[np.ndarray, int]:
 _quiet_kernel = _compile_then_quiet
 
 
+# ---------------------------------------------------------------------- the legality kernel
+
+_LEGAL_SIGNATURE = boolean(uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean, int64,
+                           int64)
+
+
+@njit(cache=True, nogil=True)
+def _legal_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, white, origin, target):
+    """Whether ``origin`` -> ``target`` is a legal move that is neither castling, en passant nor
+    a promotion (a pawn reaching the last rank without promoting is not legal)."""
+    occupied = pawns | knights | bishops | rooks | queens | kings
+    theirs = occupied & ~ours
+    from_bb = SQUARE_BB[origin]
+    to_bb = SQUARE_BB[target]
+    if not from_bb & ours or to_bb & ours:
+        return False
+    if from_bb & pawns:
+        if to_bb & PROMOTION_RANKS:
+            return False
+        if to_bb & theirs:
+            reach = PAWN_ATTACKS[1 if white else 0, origin] & to_bb
+        else:
+            step = 8 if white else -8
+            start = RANK_2 if white else RANK_7
+            reach = U0
+            if target == origin + step:
+                reach = to_bb & ~occupied
+            elif (target == origin + 2 * step and from_bb & start
+                  and not SQUARE_BB[origin + step] & occupied):
+                reach = to_bb & ~occupied
+    elif from_bb & knights:
+        reach = KNIGHT_ATTACKS[origin] & to_bb
+    elif from_bb & bishops:
+        reach = slider_attacks(origin, occupied, BISHOP_DIRS) & to_bb
+    elif from_bb & rooks:
+        reach = slider_attacks(origin, occupied, ROOK_DIRS) & to_bb
+    elif from_bb & queens:
+        reach = (slider_attacks(origin, occupied, BISHOP_DIRS)
+                 | slider_attacks(origin, occupied, ROOK_DIRS)) & to_bb
+    else:
+        reach = KING_ATTACKS[origin] & to_bb
+    if not reach:
+        return False
+    # Legal if, the move made, no piece of theirs (but one taken) attacks our king.
+    king = target if from_bb & kings else lsb(kings & ours)
+    return not attacked_by(king, (occupied ^ from_bb) | to_bb, pawns, knights, bishops, rooks,
+                           queens, kings, theirs & ~to_bb, white)
+
+
+def _compile_legal_kernel() -> None:
+    global _legal_kernel
+    compile_kernel(_legal_kernel_impl, _LEGAL_SIGNATURE)
+    _legal_kernel = _legal_kernel_impl
+
+
+def _compile_then_legal(*args) -> bool:
+    _compile_legal_kernel()
+    return _legal_kernel_impl(*args)
+
+
+_legal_kernel = _compile_then_legal
+
+
 def warm_up() -> None:
     """Compiles (or loads from numba's cache) the move kernels."""
     _compile_capture_kernel()
     _compile_quiet_kernel()
+    _compile_legal_kernel()

@@ -20,7 +20,7 @@ from engine.endgame import with_endgame_knowledge
 from engine.evaluate import evaluate
 from engine.tablebase import TB_WIN_THRESHOLD, wdl_to_score
 from engine.makemove import push
-from engine.movepick import OrderingTables, QuietCheckTest, captures, ordered_moves
+from engine.movepick import OrderingTables, QuietCheckTest, captures, is_quiet_move, ordered_moves
 from engine.see import see
 from engine.timeman import Limits, TimeBudget, soft_scale
 from engine.tt import EXACT, LOWER, MATE, MATE_BOUND, MAX_PLY, UPPER, TranspositionTable, score_from_tt, score_to_tt
@@ -378,7 +378,7 @@ class Search:
         captures_prunable = not is_pv and not in_check and depth <= SEE_PRUNE_DEPTH
         checks_king = None  # a QuietCheckTest, built for the first move that might be pruned
         for move in ordered_moves(board, hash_move, self.tables, ply, in_check):
-            is_quiet = move.promotion is None and not board.is_capture(move)
+            is_quiet = is_quiet_move(board, move)
             # Futility pruning: a quiet move cannot lift a hopeless static score near the leaves.
             # Late-move pruning: near the leaves, quiet moves ordered last rarely matter.
             # Checks are never pruned; the test runs before the move is made, so pruning is cheap.

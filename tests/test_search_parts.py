@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.movepick import (PIECE_VALUE, OrderingTables, captures, captures_and_promotions,
-                             QuietCheckTest, ordered_moves, quiet_move_indices)
+from engine.movepick import (PIECE_VALUE, OrderingTables, QuietCheckTest, captures,
+                             captures_and_promotions, is_legal, is_quiet_move, ordered_moves,
+                             quiet_move_indices)
 from engine.perft import KIWIPETE
 from engine.search import Search, fixed_depth_search, position_key
 from engine.timeman import Limits, budget, soft_scale
@@ -170,6 +171,18 @@ def test_ordered_moves_yields_every_legal_move_exactly_once(seed, plies):
     assert sorted(m.uci() for m in produced) == sorted(m.uci() for m in legal)
     if hash_move in legal:
         assert produced[0] == hash_move
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10**6), st.integers(0, 120))
+def test_legality_of_any_move_agrees_with_python_chess(seed, plies):
+    board = random_board(seed, plies)
+    for origin in range(64):
+        for target in range(64):
+            for promotion in (None, chess.QUEEN):
+                move = chess.Move(origin, target, promotion)
+                if origin != target:
+                    assert is_legal(board, move) == board.is_legal(move), move
 
 
 @settings(max_examples=80, deadline=None)
@@ -375,3 +388,11 @@ def test_multipv_lines_are_reported_in_order_of_score_even_when_a_later_line_sco
     last = [info for info in reports if info.depth == 2]
     assert [info.multipv for info in last] == [1, 2, 3]
     assert [info.score for info in last] == [52, 32, 12]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10**6), st.integers(0, 120))
+def test_quiet_move_test_agrees_with_python_chess(seed, plies):
+    board = random_board(seed, plies)
+    for move in board.legal_moves:
+        assert is_quiet_move(board, move) == (move.promotion is None and not board.is_capture(move))
