@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import chess
 
-from engine.see import PIECE_VALUE  # material on the usual centipawn scale
+from engine.score import PIECE_VALUE  # material on the usual centipawn scale
 
 # Centipawns per step: the lone king's distance from the centre (0..6), the kings' distance
 # (1..7), and with bishop and knight the lone king's distance to the bishop's nearest corner

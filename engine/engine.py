@@ -20,9 +20,9 @@ import chess
 from engine import options as uci_options
 from engine import strength, wdl
 from engine.book import BookError, OpeningBook
+from engine.score import MATE_BOUND
 from engine.tablebase import RootProbe, TablebaseError, Tablebases
 from engine.timeman import Limits, TimeBudget, budget
-from engine.tt import MATE_BOUND
 
 if TYPE_CHECKING:
     from engine.search import Info, Search

@@ -32,7 +32,8 @@ from numba.types import Tuple
 from engine.bitboards import (BISHOP_DIRS, KING_ATTACKS, KNIGHT_ATTACKS, LINE, PAWN_ATTACKS, RANK_3,
                               RANK_6, ROOK_DIRS, S8, SEVENTH_RANK, SQUARE_BB, attacked_by,
                               U0, compile_kernel, lsb, msb, pinned_pieces, slider_attacks)
-from engine.see import PIECE_VALUE, see
+from engine.score import PIECE_VALUE
+from engine.see import see
 
 
 BB_PROMOTION_RANKS = chess.BB_RANK_1 | chess.BB_RANK_8

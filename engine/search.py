@@ -18,12 +18,13 @@ import chess
 
 from engine.endgame import with_endgame_knowledge
 from engine.evaluate import evaluate
-from engine.tablebase import TB_WIN_THRESHOLD, wdl_to_score
 from engine.makemove import push
 from engine.movepick import OrderingTables, QuietCheckTest, captures, is_quiet_move, ordered_moves
+from engine.score import MATE, MATE_BOUND, MAX_PLY, TB_WIN_THRESHOLD
 from engine.see import see
+from engine.tablebase import wdl_to_score
 from engine.timeman import Limits, TimeBudget, soft_scale
-from engine.tt import EXACT, LOWER, MATE, MATE_BOUND, MAX_PLY, UPPER, TranspositionTable, score_from_tt, score_to_tt
+from engine.tt import EXACT, LOWER, UPPER, TranspositionTable, score_from_tt, score_to_tt
 from engine.zobrist import key_and_check, position_key
 
 INFINITY = MATE + 1
@@ -75,7 +76,7 @@ class Info:
 
     depth: int
     seldepth: int
-    score: int  # centipawns from the side to move, or a mate score (see tt.MATE)
+    score: int  # centipawns from the side to move, or a mate score (see score.MATE)
     nodes: int
     time: float  # seconds
     pv: list[chess.Move]

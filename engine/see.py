@@ -14,10 +14,8 @@ from numba import boolean, int64, njit, uint64
 
 from engine.bitboards import (BISHOP_DIRS, KING_ATTACKS, KNIGHT_ATTACKS, PAWN_ATTACKS, ROOK_DIRS, U0,
                               U1, compile_kernel, slider_attacks)
+from engine.score import PIECE_VALUE
 
-PIECE_VALUE = (0, 100, 320, 330, 500, 950, 20000)
-"""Piece values for exchanges, ordering and pruning decisions, indexed by python-chess piece type
-(the evaluation has its own tuned weights)."""
 
 _VALUE = np.array(PIECE_VALUE, dtype=np.int64)
 _SIGNATURE = int64(uint64, uint64, uint64, uint64, uint64, uint64, uint64, int64, int64, boolean)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import chess
 
-from engine.tt import MATE_BOUND
+from engine.score import MATE_BOUND
 
 FULL_LEVEL = 20
 # The Elo measured at some levels (Stockfish 15.1's UCI_Elo scale, 2 s + 0.02 s, 20 games each:

@@ -15,9 +15,9 @@ import chess
 import chess.syzygy
 
 # The scores are defined with the TT's, which stores them relative to the node like mate scores.
-from engine.tt import TB_WIN_SCORE, TB_WIN_THRESHOLD
+from engine.score import TB_WIN_SCORE, TB_WIN_THRESHOLD
 
-__all__ = ["TB_WIN_SCORE", "TB_WIN_THRESHOLD", "RootProbe", "TablebaseError", "Tablebases",
+__all__ = ["RootProbe", "TablebaseError", "Tablebases",
            "split_syzygy_path", "wdl_to_score"]
 
 DEFAULT_PROBE_LIMIT = 7

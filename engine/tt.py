@@ -16,23 +16,12 @@ from __future__ import annotations
 
 import chess
 
+from engine.score import TB_WIN_THRESHOLD
+
 # Bound types.
 EXACT = 0
 LOWER = 1  # a fail-high: the true score is >= the stored score
 UPPER = 2  # a fail-low: the true score is <= the stored score
-
-MATE = 32000
-MAX_PLY = 128
-MATE_BOUND = MATE - 2 * MAX_PLY  # scores beyond this are mate scores
-
-# Tablebase scores live here, not in engine.tablebase, so that this module imports nothing heavy.
-TB_WIN_SCORE = 20000
-"""Score of a tablebase win: below the search's mate scores (MATE_BOUND), above any evaluation."""
-
-TB_WIN_THRESHOLD = TB_WIN_SCORE - 1000
-"""Root tablebase wins, and `wdl_to_score` wins below ply 1000, score at least this (losses at most
-minus it). The evaluation is clamped far below (evaluate.EVAL_LIMIT), so beyond it, mate scores
-included, every score is a distance from the root and is stored relative to the node."""
 
 BYTES_PER_ENTRY = 16  # two uint64 words
 # Kept out of the Hash budget for the table's own Python objects, so that table and objects together

@@ -16,8 +16,8 @@ import chess.polyglot
 from engine import ENGINE_AUTHOR, ENGINE_NAME, __version__
 from engine.engine import Engine
 from engine.options import OPTIONS, OptionError
+from engine.score import MATE, MATE_BOUND
 from engine.timeman import Limits
-from engine.tt import MATE, MATE_BOUND
 
 GO_INTEGER_PARAMETERS = ("wtime", "btime", "winc", "binc", "movestogo", "movetime",
                          "depth", "nodes", "mate", "perft")

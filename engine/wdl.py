@@ -13,7 +13,7 @@ import math
 
 import chess
 
-from engine.tt import MATE_BOUND
+from engine.score import MATE_BOUND
 
 # --- fitted constants (scripts/fit_wdl.py --write replaces this block) ---
 # a(m) = A[0] + A[1] * m and b(m) = B[0] + B[1] * m, m = material / MATERIAL_SCALE (see material()).

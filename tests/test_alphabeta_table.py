@@ -16,7 +16,7 @@ import pytest
 
 import alphabeta_table as table
 from engine.perft import KIWIPETE
-from engine.tt import MATE
+from engine.score import MATE
 
 ROOT = Path(__file__).resolve().parents[1]
 # White mates with Qxf7 (scholar's mate): a game that ends inside a depth-2 horizon.

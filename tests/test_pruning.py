@@ -5,9 +5,10 @@ from __future__ import annotations
 import chess
 
 from engine.evaluate import evaluate
+from engine.score import MATE_BOUND
 from engine.search import FUTILITY_MARGIN, LATE_MOVE_COUNT, RAZOR_MARGIN, Search
 from engine.timeman import Limits
-from engine.tt import MATE_BOUND, UPPER, TranspositionTable, score_from_tt
+from engine.tt import UPPER, TranspositionTable, score_from_tt
 
 # White to move. The rook on b1 guards the bishop on e1: each of the six rook moves off the first
 # rank (Rxb7, the only capture, included) allows ...Rxe1#; every other move is fine. No quiet

@@ -10,13 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.movepick import (PIECE_VALUE, OrderingTables, QuietCheckTest, captures,
+from engine.movepick import (OrderingTables, QuietCheckTest, captures,
                              captures_and_promotions, is_legal, is_quiet_move, ordered_moves,
                              quiet_move_indices)
 from engine.perft import KIWIPETE
+from engine.score import MATE, PIECE_VALUE
 from engine.search import Search, fixed_depth_search, position_key
 from engine.timeman import Limits, budget, soft_scale
-from engine.tt import EXACT, LOWER, MATE, UPPER, TranspositionTable, score_from_tt, score_to_tt
+from engine.tt import EXACT, LOWER, UPPER, TranspositionTable, score_from_tt, score_to_tt
 
 
 def random_board(seed: int, plies: int) -> chess.Board:

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.see import PIECE_VALUE, see
+from engine.score import PIECE_VALUE
+from engine.see import see
 from tests.test_search_parts import random_board
 
 

@@ -13,7 +13,7 @@ from engine import options as uci_options
 from engine import strength
 from engine.engine import Engine
 from engine.timeman import Limits
-from engine.tt import MATE
+from engine.score import MATE
 from uci_client import RawUci
 
 

@@ -10,9 +10,8 @@ import chess
 import chess.syzygy
 import pytest
 
-from engine.tablebase import (TB_WIN_SCORE, TB_WIN_THRESHOLD, RootProbe, TablebaseError, Tablebases,
-                              split_syzygy_path, wdl_to_score)
-from engine.tt import MATE_BOUND
+from engine.tablebase import RootProbe, TablebaseError, Tablebases, split_syzygy_path, wdl_to_score
+from engine.score import MATE_BOUND, TB_WIN_SCORE, TB_WIN_THRESHOLD
 from paths import DATA
 
 SYZYGY_DIR = DATA / "syzygy"

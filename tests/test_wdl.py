@@ -11,7 +11,7 @@ import pytest
 
 import fit_wdl
 from engine import wdl
-from engine.tt import MATE
+from engine.score import MATE
 from uci_client import RawUci
 
 SCORES = range(-1500, 1501, 7)

@@ -27,7 +27,7 @@ import chess.svg
 
 from engine.textbook.recording import MovePath, SearchTrace, TracedNode
 from engine.textbook.search import INFINITY
-from engine.tt import MATE, MATE_BOUND
+from engine.score import MATE, MATE_BOUND
 
 FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
 SLOT = 64  # horizontal room of one leaf

@@ -24,7 +24,7 @@ import chess.polyglot
 
 # The engine's mate score, so that a mate has the same value in both searches: a mate found `ply`
 # half-moves from the root scores MATE - ply (quicker mates score higher).
-from engine.tt import MATE
+from engine.score import MATE
 
 Move = TypeVar("Move")
 

@@ -1,0 +1,24 @@
+"""The scales every part of the engine shares: scores (centipawns, mate and tablebase scores) and
+piece values. A module of constants that imports nothing, so that any layer may use it."""
+
+MATE = 32000
+"""Checkmate, from the mated side's opponent's view; a mate found ``n`` plies from the root
+scores ``MATE - n``."""
+
+MAX_PLY = 128
+"""The deepest ply any search line may reach."""
+
+MATE_BOUND = MATE - 2 * MAX_PLY
+"""Scores beyond this are mate scores."""
+
+TB_WIN_SCORE = 20000
+"""Score of a tablebase win: below the search's mate scores (MATE_BOUND), above any evaluation."""
+
+TB_WIN_THRESHOLD = TB_WIN_SCORE - 1000
+"""Root tablebase wins, and `wdl_to_score` wins below ply 1000, score at least this (losses at most
+minus it). The evaluation is clamped far below (evaluate.EVAL_LIMIT), so beyond it, mate scores
+included, every score is a distance from the root and is stored relative to the node."""
+
+PIECE_VALUE = (0, 100, 320, 330, 500, 950, 20000)
+"""Piece values for exchanges, ordering and pruning decisions, indexed by python-chess piece type
+(the evaluation has its own fitted weights)."""
