@@ -123,7 +123,9 @@ def fuzz_lines(rng: random.Random, count: int) -> list[str]:
 def test_fuzzed_input_never_kills_the_engine_nor_yields_an_illegal_bestmove():
     rng = random.Random(20261122)
     lines = fuzz_lines(rng, 3000)
-    script = "\n".join(lines) + "\nstop\nisready\nquit\n"
+    # An `isready` after each line: the `readyok`s split the output line by line, so that each
+    # bestmove can be checked against the positions of the searches that could have printed it.
+    script = "".join(f"{line}\nisready\n" for line in lines) + "stop\nisready\nquit\n"
     result = subprocess.run(ENGINE_COMMAND, input=script, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "readyok" in result.stdout
@@ -142,24 +144,35 @@ def check_no_exception_escaped(output: str, errors: str) -> None:
 
 
 def check_bestmoves_are_legal(lines: list[str], output: str) -> None:
-    """Every `bestmove` must be legal in some position the engine could have been searching."""
+    """Every `bestmove` must be legal in the position of a `go` sent since the line after which
+    the previous `bestmove` came (the engine's position being the last one it accepted)."""
     from engine.uci import UciError, parse_position
 
-    accepted = {chess.Board().fen()}
+    segments = iter(output.split("readyok\n"))
+    current = chess.Board().fen()
+    candidates: set[str] = set()
+    bestmoves = 0
     for line in lines:
         tokens = line.split()
+        # What was printed up to our `isready` after this line (and the line's own, if it is one).
+        segment = "".join(next(segments) for _ in range(1 + (tokens[:1] == ["isready"])))
         if tokens[:1] == ["position"]:
             try:
-                accepted.add(parse_position(tokens[1:]).fen())
+                current = parse_position(tokens[1:]).fen()
             except (UciError, ValueError):
-                pass
-    legal_anywhere = set()
-    for fen in accepted:
-        legal_anywhere.update(move.uci() for move in chess.Board(fen).legal_moves)
-    bestmoves = [line.split()[1] for line in output.splitlines() if line.startswith("bestmove")]
+                pass  # refused: the engine keeps its position
+        elif tokens[:1] == ["go"]:
+            candidates.add(current)
+        for printed in segment.splitlines():
+            if printed.startswith("bestmove"):
+                bestmoves += 1
+                move = printed.split()[1]
+                assert move == "(none)" or any(
+                    chess.Move.from_uci(move) in chess.Board(fen).legal_moves for fen in candidates
+                ), (line, move, candidates)
+                # A search started by this very line may still be running.
+                candidates = {current} if tokens[:1] == ["go"] else set()
     assert bestmoves, "the fuzz run should have searched at least once"
-    for move in bestmoves:
-        assert move == "(none)" or move in legal_anywhere, move
 
 
 def test_self_play_game_at_a_fast_time_control_ends_by_the_rules():
