@@ -1,6 +1,7 @@
 """Tests for scripts/match.py: clock, schedule, statistics, PGN and whole matches."""
 import io
 import math
+import random
 import shlex
 import sys
 import textwrap
@@ -10,6 +11,7 @@ import chess.pgn
 import pytest
 
 import match
+import match_stats
 from paths import STOCKFISH, needs_stockfish
 
 # A scripted UCI engine whose misbehaviour is chosen by its argument.
@@ -133,24 +135,24 @@ def test_openings_load_from_four_field_epd(tmp_path):
 # --- statistics --------------------------------------------------------------
 
 def test_even_score_is_zero_elo():
-    assert match.elo_from_score(0.5) == 0.0
-    assert str(match.elo_from_score(0.5)) == "0.0"
+    assert match_stats.elo_from_score(0.5) == 0.0
+    assert str(match_stats.elo_from_score(0.5)) == "0.0"
 
 
 def test_three_quarters_score_is_about_191_elo():
-    assert match.elo_from_score(0.75) == pytest.approx(190.85, abs=0.01)
-    assert match.score_from_elo(190.8485) == pytest.approx(0.75, abs=1e-5)
+    assert match_stats.elo_from_score(0.75) == pytest.approx(190.85, abs=0.01)
+    assert match_stats.score_from_elo(190.8485) == pytest.approx(0.75, abs=1e-5)
 
 
 def test_perfect_and_zero_scores_are_infinite_elo():
-    assert match.elo_from_score(1.0) == math.inf
-    assert match.elo_from_score(0.0) == -math.inf
+    assert match_stats.elo_from_score(1.0) == math.inf
+    assert match_stats.elo_from_score(0.0) == -math.inf
 
 
 def test_elo_interval_for_an_even_result():
     # s = 0.5, per-game variance (30 + 40/4)/100 - 0.25 = 0.15, se = sqrt(0.0015);
     # upper score 0.5 + 1.96 se = 0.5759 -> +53.16 Elo.
-    est = match.elo_estimate(30, 40, 30)
+    est = match_stats.elo_estimate(30, 40, 30)
     assert est.elo == 0.0
     assert est.upper == pytest.approx(53.158, abs=0.01)
     assert est.lower == pytest.approx(-53.158, abs=0.01)
@@ -159,7 +161,7 @@ def test_elo_interval_for_an_even_result():
 
 def test_elo_interval_is_asymmetric_for_a_lopsided_result():
     # s = 0.7, variance 0.65 - 0.49 = 0.16, se = 0.04; scores 0.6216 .. 0.7784.
-    est = match.elo_estimate(60, 20, 20)
+    est = match_stats.elo_estimate(60, 20, 20)
     assert est.elo == pytest.approx(147.19, abs=0.01)
     assert est.lower == pytest.approx(86.23, abs=0.01)
     assert est.upper == pytest.approx(218.25, abs=0.01)
@@ -168,24 +170,24 @@ def test_elo_interval_is_asymmetric_for_a_lopsided_result():
 def test_elo_interval_stays_open_when_every_game_was_won():
     # Variance from W/D/L = 2.5/0.5/0.5: 0.75 - (2.75/3.5)^2 = 0.1327, se = sqrt(0.1327/2);
     # lower score 1 - 1.96 se = 0.4952 -> -3.3 Elo.
-    est = match.elo_estimate(2, 0, 0)
+    est = match_stats.elo_estimate(2, 0, 0)
     assert est.elo == math.inf and est.upper == math.inf
     assert est.lower == pytest.approx(-3.31, abs=0.01)
 
 
 def test_per_game_variance_of_all_draws_is_zero():
-    assert match.per_game_variance(0, 10, 0) == 0.0
-    assert match.per_game_variance(1, 0, 1) == pytest.approx(0.25)
+    assert match_stats.per_game_variance(0, 10, 0) == 0.0
+    assert match_stats.per_game_variance(1, 0, 1) == pytest.approx(0.25)
 
 
 def test_likelihood_of_superiority_is_symmetric():
-    assert match.likelihood_of_superiority(0, 0) == 0.5
-    assert match.likelihood_of_superiority(10, 5) == pytest.approx(1 - match.likelihood_of_superiority(5, 10))
-    assert match.likelihood_of_superiority(10, 5) > 0.9
+    assert match_stats.likelihood_of_superiority(0, 0) == 0.5
+    assert match_stats.likelihood_of_superiority(10, 5) == pytest.approx(1 - match_stats.likelihood_of_superiority(5, 10))
+    assert match_stats.likelihood_of_superiority(10, 5) > 0.9
 
 
 def test_sprt_bounds_for_five_percent_errors():
-    lower, upper = match.sprt_bounds(0.05, 0.05)
+    lower, upper = match_stats.sprt_bounds(0.05, 0.05)
     assert lower == pytest.approx(-2.944, abs=1e-3)
     assert upper == pytest.approx(2.944, abs=1e-3)
 
@@ -193,26 +195,26 @@ def test_sprt_bounds_for_five_percent_errors():
 def test_sprt_llr_matches_the_hand_computed_value():
     # s = 0.7, var = 0.16, s0 = 0.5, s1 = 0.507195:
     # 100 * 0.007195 * (1.4 - 1.007195) / 0.32 = 0.8832
-    assert match.sprt_llr(60, 20, 20, 0, 5) == pytest.approx(0.8832, abs=1e-3)
+    assert match_stats.sprt_llr(60, 20, 20, 0, 5) == pytest.approx(0.8832, abs=1e-3)
 
 
 def test_sprt_llr_sign_follows_the_score():
-    assert match.sprt_llr(40, 20, 40, 0, 10) < 0  # 50% is closer to elo0
-    assert match.sprt_llr(55, 20, 25, 0, 10) > 0
-    assert match.sprt_llr(0, 0, 0, 0, 10) == 0.0
+    assert match_stats.sprt_llr(40, 20, 40, 0, 10) < 0  # 50% is closer to elo0
+    assert match_stats.sprt_llr(55, 20, 25, 0, 10) > 0
+    assert match_stats.sprt_llr(0, 0, 0, 0, 10) == 0.0
 
 
 def test_sprt_llr_is_finite_when_a_result_kind_is_missing():
     # All wins: half a game is added to W, D and L before the variance is taken.
-    assert match.sprt_llr(10, 0, 0, 0, 10) == pytest.approx(1.4122, abs=1e-3)
-    assert math.isfinite(match.sprt_llr(0, 10, 0, 0, 10))
+    assert match_stats.sprt_llr(10, 0, 0, 0, 10) == pytest.approx(1.4122, abs=1e-3)
+    assert math.isfinite(match_stats.sprt_llr(0, 10, 0, 0, 10))
 
 
 def test_sprt_decides_once_a_bound_is_crossed():
-    bounds = match.sprt_bounds()
-    assert match.sprt_decision(match.sprt_llr(600, 200, 200, 0, 10), bounds) == "H1"
-    assert match.sprt_decision(match.sprt_llr(200, 200, 600, 0, 10), bounds) == "H0"
-    assert match.sprt_decision(match.sprt_llr(6, 2, 2, 0, 10), bounds) is None
+    bounds = match_stats.sprt_bounds()
+    assert match_stats.sprt_decision(match_stats.sprt_llr(600, 200, 200, 0, 10), bounds) == "H1"
+    assert match_stats.sprt_decision(match_stats.sprt_llr(200, 200, 600, 0, 10), bounds) == "H0"
+    assert match_stats.sprt_decision(match_stats.sprt_llr(6, 2, 2, 0, 10), bounds) is None
 
 
 # --- results and PGN ---------------------------------------------------------
@@ -399,3 +401,41 @@ def test_chess960_match_plays_legal_games_from_960_start_positions(tmp_path, cap
         assert game.headers["Variant"] == "Chess960"
         assert game.board().chess960 and game.board().fen() != chess.STARTING_FEN
         assert game.headers["Termination"] != match.ILLEGAL_MOVE
+
+
+def simulated_sprt(true_elo: float, elo0: float, elo1: float, rng: random.Random,
+                   draw_ratio: float = 0.3, max_games: int = 20_000) -> tuple[str | None, int]:
+    """Plays games of an engine `true_elo` stronger, one at a time, until the SPRT decides."""
+    score = match_stats.score_from_elo(true_elo)
+    win = score - draw_ratio / 2  # P(win) + P(draw) / 2 = score
+    bounds = match_stats.sprt_bounds()
+    wins = draws = losses = 0
+    for games in range(1, max_games + 1):
+        roll = rng.random()
+        if roll < win:
+            wins += 1
+        elif roll < win + draw_ratio:
+            draws += 1
+        else:
+            losses += 1
+        decision = match_stats.sprt_decision(match_stats.sprt_llr(wins, draws, losses, elo0, elo1),
+                                             bounds)
+        if decision:
+            return decision, games
+    return None, max_games
+
+
+def test_sprt_on_simulated_matches_accepts_the_true_hypothesis_about_95_percent_of_the_time():
+    rng = random.Random(2026)
+    strong = [simulated_sprt(10, 0, 10, rng)[0] for _ in range(100)]  # true Elo at elo1
+    weak = [simulated_sprt(0, 0, 10, rng)[0] for _ in range(100)]  # true Elo at elo0
+    # alpha = beta = 0.05: about 5 wrong decisions in 100 each; 13 or more would be very unlikely.
+    assert strong.count("H1") >= 87
+    assert weak.count("H0") >= 87
+
+
+def test_sprt_stops_sooner_the_clearer_the_difference():
+    rng = random.Random(7)
+    clear = sorted(simulated_sprt(60, 0, 10, rng)[1] for _ in range(30))
+    close = sorted(simulated_sprt(10, 0, 10, rng)[1] for _ in range(30))
+    assert clear[15] * 5 < close[15]  # medians
