@@ -39,6 +39,11 @@ def with_endgame_knowledge(board: chess.Board, score: int) -> int:
     return won if board.turn == strong else -won
 
 
+def bare_king_rule_applies(board: chess.Board) -> bool:
+    """Whether ``board`` is scored by the bare-king rule instead of the evaluation."""
+    return any(bare_king_score(board, colour) is not None for colour in chess.COLORS)
+
+
 def bare_king_score(board: chess.Board, strong: chess.Color) -> int | None:
     """The score for ``strong`` if the other side has a bare king and ``strong`` the men to mate
     without promoting a pawn (None otherwise)."""

@@ -210,6 +210,22 @@ class Engine:
             return with_endgame_knowledge(self.board, evaluate(self.board))
         return self._search.static_evaluation(self.board)
 
+    def evaluation_report(self) -> list[str]:
+        """The `eval` command's lines: each term of the classical evaluation, then the score the
+        search uses where it is another (the network's, or the bare-king ending rule's)."""
+        self.wait_ready()
+        from engine.endgame import bare_king_rule_applies
+        from engine.evaluate import evaluation_report
+
+        lines = evaluation_report(self.board).splitlines()
+        score = self.static_evaluation()
+        if self.options["Use NNUE"]:
+            lines.append(f"NNUE evaluation (side to move): {score / 100:+.2f} ({score} cp), the search's")
+        elif bare_king_rule_applies(self.board):
+            lines.append(f"Bare-king ending rule (side to move): {score / 100:+.2f} ({score} cp), "
+                         "the search's")
+        return lines
+
     def _stop_helpers(self) -> None:
         if self._search is not None and self._search.helpers is not None:
             self._search.helpers.close()
@@ -275,11 +291,11 @@ class Engine:
                                         name="brudno-search", daemon=True)
         self._thread.start()
 
-    def wdl(self, score: int) -> tuple[int, int, int] | None:
-        """Win/draw/loss per mille for a score of the current search, when UCI_ShowWDL is on."""
-        if not self.options["UCI_ShowWDL"]:
-            return None
-        return wdl.wdl(score, self._searched_material)
+    def _report(self, info: Info) -> None:
+        """Passes a search report on, with its win/draw/loss chances when UCI_ShowWDL is on."""
+        if self.options["UCI_ShowWDL"]:
+            info = replace(info, wdl=wdl.wdl(info.score, self._searched_material))
+        self.listener.on_info(info)
 
     def _wait_loaded(self, limits: Limits) -> bool:
         """Waits for the search to load, on a clock no longer than the move may take."""
@@ -368,7 +384,7 @@ class Engine:
             return book_move, None
 
         search.tablebases = self.tablebases if self.tablebases.is_open else None
-        report = self.listener.on_info
+        report = self._report
         if search.tablebases is not None:
             # Always DTZ, whatever the budget: among equally winning moves only DTZ tells which
             # one makes progress (a WDL-only choice can shuffle into a repetition), and its cost,
@@ -429,7 +445,7 @@ class Engine:
         def report(info: Info) -> None:
             if abs(info.score) < MATE_BOUND:
                 info = replace(info, score=probe.score)
-            self.listener.on_info(replace(info, tbhits=info.tbhits + 1))
+            self._report(replace(info, tbhits=info.tbhits + 1))
 
         return replace(limits, searchmoves=moves), report
 

@@ -84,6 +84,7 @@ class Info:
     bound: str | None = None  # "lowerbound", "upperbound" or None
     hashfull: int = 0
     tbhits: int = 0
+    wdl: tuple[int, int, int] | None = None  # win/draw/loss per mille, added by the engine
 
 
 @dataclass

@@ -170,9 +170,8 @@ class UciProtocol:
                  f"multipv {info.multipv} score {format_score(info.score)}"]
         if info.bound:
             parts.append(info.bound)
-        chances = self.engine.wdl(info.score)
-        if chances is not None:
-            parts.append("wdl {} {} {}".format(*chances))
+        if info.wdl is not None:
+            parts.append("wdl {} {} {}".format(*info.wdl))
         parts.append(f"nodes {info.nodes} nps {info.nodes * 1000 // ms} hashfull {info.hashfull}"
                      f" tbhits {info.tbhits} time {ms}")
         if info.pv:
@@ -288,16 +287,8 @@ class UciProtocol:
         self.send(f"Checkers: {checkers}")
 
     def cmd_eval(self, args: list[str]) -> None:
-        self.engine.wait_ready()
-        from engine.evaluate import evaluate, evaluation_report
-        for line in evaluation_report(self.engine.board).splitlines():
+        for line in self.engine.evaluation_report():
             self.send(line)
-        score = self.engine.static_evaluation()
-        if self.engine.options["Use NNUE"]:
-            self.send(f"NNUE evaluation (side to move): {score / 100:+.2f} ({score} cp), the search's")
-        elif score != evaluate(self.engine.board):
-            self.send(f"Bare-king ending rule (side to move): {score / 100:+.2f} "
-                      f"({score} cp), the search's")
 
     def cmd_bench(self, args: list[str]) -> None:
         self.engine.stop()

@@ -9,6 +9,7 @@ from engine.endgame import bare_king_score, with_endgame_knowledge
 from engine.search import Search
 from engine.timeman import Limits
 from engine.tt import TranspositionTable
+from uci_client import RawUci
 
 
 @pytest.mark.parametrize("fen, applies", [
@@ -70,3 +71,19 @@ def play_out(fen: str, nodes: int, max_plies: int) -> chess.Board:
 def test_queen_or_rook_against_a_bare_king_is_mated_with_a_few_thousand_nodes_a_move(fen: str) -> None:
     board = play_out(fen, nodes=3000, max_plies=80)
     assert board.is_checkmate() and board.turn == chess.BLACK
+
+
+def test_eval_command_reports_the_bare_king_rule_only_where_it_applies():
+    client = RawUci()
+    try:
+        client.send("uci", "isready")
+        client.read_until("readyok")
+        reports = {}
+        for name, fen in (("KQK", "8/8/8/3k4/8/8/8/KQ6 w - - 0 1"),
+                          ("KQKP", "8/8/8/3k4/3p4/8/8/KQ6 w - - 0 1")):
+            client.send(f"position fen {fen}", "eval", "isready")
+            reports[name] = client.read_until("readyok")
+        assert any(line.startswith("Bare-king ending rule") for line in reports["KQK"])
+        assert not any(line.startswith("Bare-king ending rule") for line in reports["KQKP"])
+    finally:
+        assert client.close() == 0
