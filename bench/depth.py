@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 import chess  # noqa: E402
 
 from engine.bench import POSITIONS, bench_board  # noqa: E402
-from engine.search import Info, Search, warm_up  # noqa: E402
+from engine.search import Info, Search  # noqa: E402
 from engine.timeman import Limits  # noqa: E402
 from engine.tt import TranspositionTable  # noqa: E402
 
@@ -67,7 +67,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--hash", type=int, default=64, help="table size in MB (default 64)")
     args = parser.parse_args(argv)
 
-    warm_up()
     boards = load_positions(args.positions)
     profiles = []
     start = time.perf_counter()

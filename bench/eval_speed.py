@@ -68,10 +68,6 @@ def per_call_us(fn, reps: int) -> float:
 
 
 def main() -> None:
-    start = time.perf_counter()
-    ev.warm_up()
-    print(f"warm_up (compile or load from cache): {time.perf_counter() - start:.2f} s")
-    print()
     header = (f"{'position':<10} {'eval':>6} {'numba us':>9} {'python us':>10}"
               f" {'ratio':>7} {'push/pop us':>12}")
     print(header)

@@ -200,15 +200,17 @@ def pinned_pieces(king, occupied, ours, theirs, bishops, rooks, queens):
     return pinned & ours
 
 
-# Kernels are compiled (or loaded from numba's on-disk cache) for one explicit signature on first
-# use rather than at import, so that importing the engine stays instant; with compilation then
-# disabled, numba can never build a second specialisation for other argument types.
+# Kernels are compiled (or loaded from numba's on-disk cache) for one explicit signature when their
+# module is imported; with compilation then disabled, numba can never build a second
+# specialisation for other argument types. The engine imports the search on a background thread,
+# so `uciok` does not wait for it.
 _compile_lock = threading.Lock()
 
 
-def compile_kernel(dispatcher, signature) -> None:
-    """Compiles ``dispatcher`` for ``signature`` once (thread-safe), then freezes it."""
+def compile_kernel(dispatcher, signature):
+    """Compiles ``dispatcher`` for ``signature`` once (thread-safe), freezes it and returns it."""
     with _compile_lock:
         if not dispatcher.signatures:
             dispatcher.compile(signature)
             dispatcher.disable_compile()
+    return dispatcher

@@ -42,8 +42,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"invalid FEN: {error}")
         print(perft_report(board, args.depth), end="")
     elif args.command == "warmup":
-        from engine.search import fixed_depth_search, warm_up
+        from engine.search import fixed_depth_search  # importing the search compiles its kernels
 
-        warm_up()
         fixed_depth_search(chess.Board(), 2)
     return 0

@@ -75,10 +75,10 @@ class Engine:
 
     def _load_search(self) -> None:
         try:
-            from engine.search import Search, warm_up
+            # Importing the search compiles its kernels (or loads them from numba's cache).
+            from engine.search import Search
             from engine.tt import TranspositionTable
 
-            warm_up()
             self._search = Search(TranspositionTable(self.options["Hash"]))
         except Exception as error:  # reported on `isready`/`go`; the engine still answers
             self._load_error = f"{type(error).__name__}: {error}"

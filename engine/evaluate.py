@@ -2,7 +2,8 @@
 
 `evaluate(board)` scores a position in centipawns from the side to move's point of view with one
 call into a numba kernel that computes every term. `evaluation_report(board)` prints the terms as
-a table for the UCI `eval` command; `warm_up()` compiles (or loads from cache) the kernels.
+a table for the UCI `eval` command. Both kernels are compiled (or loaded from numba's cache) at
+import.
 
 The evaluation counts *features* (a knight on f3, a rook on an open file, a bishop that reaches 7
 squares, ...) for each side, and each feature has a midgame and an endgame weight: the midgame and
@@ -415,26 +416,8 @@ def _coefficients_kernel(pawns, knights, bishops, rooks, queens, kings, white, b
                        black, white_to_move, weights, terms, coefs)
 
 
-# The kernels are compiled (or loaded from numba's cache) on first use rather
-# than at import, so that warm_up() can do the work in a background thread.
-def _compile_evaluate_kernel() -> None:
-    global _kernel
-    compile_kernel(_evaluate_kernel, _EVALUATE_SIGNATURE)
-    _kernel = _evaluate_kernel
-
-
-def _compile_report_kernel() -> None:
-    compile_kernel(_report_kernel, _REPORT_SIGNATURE)
-
-
-def _compile_then_evaluate(*args) -> int:
-    _compile_evaluate_kernel()
-    return _evaluate_kernel(*args)
-
-
-# evaluate() looks this name up on every call; after compilation it is the
-# dispatcher itself, so the lazy compilation costs nothing per call.
-_kernel = _compile_then_evaluate
+_kernel = compile_kernel(_evaluate_kernel, _EVALUATE_SIGNATURE)
+compile_kernel(_report_kernel, _REPORT_SIGNATURE)
 
 
 # ---------------------------------------------------------------------------
@@ -479,7 +462,6 @@ def taper(mg: int, eg: int, phase: int) -> int:
 
 def evaluation_terms(board: chess.Board) -> tuple[np.ndarray, int, int]:
     """Return (terms[term, colour, stage], phase, score from the side to move)."""
-    _compile_report_kernel()
     terms = np.zeros((N_TERMS, 2, 2), dtype=np.int64)
     occ = board.occupied_co
     phase, score = _report_kernel(board.pawns, board.knights, board.bishops,
@@ -526,13 +508,3 @@ def evaluation_report(board: chess.Board) -> str:
     side = "White" if board.turn == chess.WHITE else "Black"
     lines.append(f"Final evaluation (side to move, {side}): {_cell(score)} ({score} cp)")
     return "\n".join(line.rstrip() for line in lines)
-
-
-def warm_up() -> None:
-    """Compile or load from cache the search's and the `eval` command's kernels (call once at
-    start-up). The search kernel comes first so that a search started meanwhile waits only for
-    it; the `eval` report kernel follows. The tuner's coefficient kernel is compiled on its
-    first use."""
-    _compile_evaluate_kernel()
-    evaluate(chess.Board())
-    _compile_report_kernel()

@@ -376,19 +376,7 @@ def _capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, vi
     return out[:n]
 
 
-def _compile_capture_kernel() -> None:
-    global _capture_kernel
-    compile_kernel(_capture_kernel_impl, _CAPTURE_SIGNATURE)
-    _capture_kernel = _capture_kernel_impl
-
-
-def _compile_then_capture(*args) -> np.ndarray:
-    _compile_capture_kernel()
-    return _capture_kernel_impl(*args)
-
-
-# Compiled on first use (or by warm_up); afterwards the name is the compiled kernel itself.
-_capture_kernel = _compile_then_capture
+_capture_kernel = compile_kernel(_capture_kernel_impl, _CAPTURE_SIGNATURE)
 
 
 # ---------------------------------------------------------------------- the quiet-move kernel
@@ -462,18 +450,7 @@ def _quiet_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, whit
     return out[:n], piece_moves
 
 
-def _compile_quiet_kernel() -> None:
-    global _quiet_kernel
-    compile_kernel(_quiet_kernel_impl, _QUIET_SIGNATURE)
-    _quiet_kernel = _quiet_kernel_impl
-
-
-def _compile_then_quiet(*args) -> tuple[np.ndarray, int]:
-    _compile_quiet_kernel()
-    return _quiet_kernel_impl(*args)
-
-
-_quiet_kernel = _compile_then_quiet
+_quiet_kernel = compile_kernel(_quiet_kernel_impl, _QUIET_SIGNATURE)
 
 
 # ---------------------------------------------------------------------- the legality kernel
@@ -525,22 +502,5 @@ def _legal_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, whit
                            queens, kings, theirs & ~to_bb, white)
 
 
-def _compile_legal_kernel() -> None:
-    global _legal_kernel
-    compile_kernel(_legal_kernel_impl, _LEGAL_SIGNATURE)
-    _legal_kernel = _legal_kernel_impl
+_legal_kernel = compile_kernel(_legal_kernel_impl, _LEGAL_SIGNATURE)
 
-
-def _compile_then_legal(*args) -> bool:
-    _compile_legal_kernel()
-    return _legal_kernel_impl(*args)
-
-
-_legal_kernel = _compile_then_legal
-
-
-def warm_up() -> None:
-    """Compiles (or loads from numba's cache) the move kernels."""
-    _compile_capture_kernel()
-    _compile_quiet_kernel()
-    _compile_legal_kernel()

@@ -213,21 +213,7 @@ _NETWORK_SIGNATURE = int64(uint64, uint64, uint64, uint64, uint64, uint64, uint6
                            int16[:, ::1], int16[::1], int16[::1], int64)
 
 
-# Compiled (or loaded from numba's cache) on first use rather than at import, as in
-# engine.evaluate, so that warm_up() can do the work in a background thread.
-def _compile_network_kernel() -> None:
-    global _kernel
-    compile_kernel(_network_kernel, _NETWORK_SIGNATURE)
-    _kernel = _network_kernel
-
-
-def _compile_then_evaluate(*args) -> int:
-    _compile_network_kernel()
-    return _network_kernel(*args)
-
-
-# network_evaluate() looks this name up on every call; after compilation it is the dispatcher.
-_kernel = _compile_then_evaluate
+_kernel = compile_kernel(_network_kernel, _NETWORK_SIGNATURE)
 
 
 # ---------------------------------------------------------------------------
@@ -246,9 +232,8 @@ def network_evaluate(board: chess.Board, network: Network) -> int:
 
 def evaluator(path: str | Path = NETWORK_FILE) -> Callable[[chess.Board], int]:
     """A stand-in for engine.evaluate.evaluate that scores with the network stored at ``path``
-    (the kernel compiled here, so that no search pays for it); raises as load_network does."""
+    (the kernel is compiled when this module is imported); raises as load_network does."""
     network = default_network() if Path(path) == NETWORK_FILE else load_network(path)
-    warm_up(network)
     w1, b1, w2, b2 = network.w1, network.b1, network.w2, network.b2
 
     def evaluate(board: chess.Board) -> int:
@@ -282,14 +267,3 @@ def float_evaluate(board: chess.Board, params: Parameters) -> float:
     hidden = params.hidden
     out = screlu(us) @ params.w2[:hidden] + screlu(them) @ params.w2[hidden:] + params.b2
     return float(out) * OUTPUT_SCALE
-
-
-def warm_up(network: Network | None = None) -> None:
-    """Compiles (or loads from cache) the kernel and runs it once, on ``network`` or, without one,
-    on an all-zero network (so that no weight file is needed)."""
-    _compile_network_kernel()
-    if network is None:
-        zeros = np.zeros(HIDDEN, dtype=np.int16)
-        network = Network(np.zeros((N_INPUTS, HIDDEN), dtype=np.int16), zeros,
-                          np.zeros(2 * HIDDEN, dtype=np.int16), 0)
-    network_evaluate(chess.Board(), network)

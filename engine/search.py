@@ -371,7 +371,6 @@ class Search:
         # re-searched when they surprise (beat alpha); late quiet moves are searched shallower.
         best_score = -INFINITY
         best_move = None
-        original_alpha = alpha
         moves_searched = 0
         quiets_tried: list[chess.Move] = []
         futility_value = static_eval + FUTILITY_MARGIN[depth] if depth <= 2 else INFINITY
@@ -681,20 +680,6 @@ class Search:
                 and limits.depth is None and self.soft_deadline is not None:
             return True
         return False
-
-
-def warm_up() -> None:
-    """Compiles (or loads from numba's cache) every kernel the search calls: evaluation, move
-    lists, position key, SEE, transposition table. Done before the first `go`, so no move pays
-    for it on the clock."""
-    import engine.evaluate
-    import engine.movepick
-    import engine.see
-    import engine.tt_kernels
-    import engine.zobrist
-
-    for module in (engine.evaluate, engine.movepick, engine.zobrist, engine.see, engine.tt_kernels):
-        module.warm_up()
 
 
 def fixed_depth_search(board: chess.Board, depth: int, hash_mb: int = 16) -> SearchResult:

@@ -81,20 +81,7 @@ def _see_kernel(pawns, knights, bishops, rooks, queens, kings, white, origin, ta
     return gain[0]
 
 
-def _compile_then_see(*args) -> int:
-    warm_up()
-    return _see_kernel(*args)
-
-
-# see() looks this name up on every call; after compilation it is the dispatcher itself.
-_kernel = _compile_then_see
-
-
-def warm_up() -> None:
-    """Compiles (or loads from numba's cache) the SEE kernel."""
-    global _kernel
-    compile_kernel(_see_kernel, _SIGNATURE)
-    _kernel = _see_kernel
+_kernel = compile_kernel(_see_kernel, _SIGNATURE)
 
 
 def see(board: chess.Board, move: chess.Move) -> int:

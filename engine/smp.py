@@ -349,11 +349,10 @@ def helper_main(argv: list[str]) -> int:
     try:
         from engine import network
         from engine.evaluate import evaluate as classical_evaluate
-        from engine.search import Search, warm_up
+        from engine.search import Search  # importing the search compiles its kernels
         from engine.timeman import Limits
         from engine.tt import TranspositionTable
 
-        warm_up()
         control_block = shm.attach(control_name)
         control = np.ndarray((len(control_block.buf) // 8,), dtype=np.int64, buffer=control_block.buf)
         search = Search(TranspositionTable.attach(tt_name, entries))

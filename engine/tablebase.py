@@ -15,7 +15,7 @@ import chess
 import chess.syzygy
 
 # The scores are defined with the TT's, which stores them relative to the node like mate scores.
-from engine.score import TB_WIN_SCORE, TB_WIN_THRESHOLD
+from engine.score import TB_WIN_SCORE
 
 __all__ = ["RootProbe", "TablebaseError", "Tablebases",
            "split_syzygy_path", "wdl_to_score"]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import chess
 
+from engine import tt_kernels
 from engine.score import TB_WIN_THRESHOLD
 
 # Bound types.
@@ -75,11 +76,6 @@ class TranspositionTable:
         return tt
 
     def _load_kernels(self) -> None:
-        # Imported here, not at the top: importing numba takes most of a second, and the UCI
-        # layer imports this module for its constants before it answers `uci`.
-        from engine import tt_kernels
-
-        tt_kernels.warm_up()
         self._probe_kernel = tt_kernels.probe_kernel
         self._store_kernel = tt_kernels.store_kernel
         self._moves = tt_kernels.MOVES

@@ -87,28 +87,8 @@ _PROBE_SIGNATURE = Tuple((int64, int64, int64, int64))(uint64[::1], uint64, uint
 _STORE_SIGNATURE = void(uint64[::1], uint64, uint64, int64, int64, int64, int64, int64)
 
 
-def warm_up() -> None:
-    """Compiles (or loads from numba's cache) the probe and store kernels."""
-    global probe_kernel, store_kernel
-    compile_kernel(_probe_impl, _PROBE_SIGNATURE)
-    compile_kernel(_store_impl, _STORE_SIGNATURE)
-    probe_kernel = _probe_impl
-    store_kernel = _store_impl
-
-
-def _compile_then_probe(*args):
-    warm_up()
-    return _probe_impl(*args)
-
-
-def _compile_then_store(*args):
-    warm_up()
-    return _store_impl(*args)
-
-
-# Compiled on first use (or by warm_up); afterwards the names are the compiled kernels themselves.
-probe_kernel = _compile_then_probe
-store_kernel = _compile_then_store
+probe_kernel = compile_kernel(_probe_impl, _PROBE_SIGNATURE)
+store_kernel = compile_kernel(_store_impl, _STORE_SIGNATURE)
 
 
 def encode_move(move: chess.Move | None) -> int:

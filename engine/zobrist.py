@@ -72,20 +72,7 @@ def _key_kernel(pawns, knights, bishops, rooks, queens, kings, white, castling, 
 _KEY_SIGNATURE = Tuple((uint64, boolean))(uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean, int64)
 
 
-def _compile_then_key(*args) -> int:
-    warm_up()
-    return _key_kernel(*args)
-
-
-# position_key() looks this name up on every call; after compilation it is the dispatcher itself.
-_kernel = _compile_then_key
-
-
-def warm_up() -> None:
-    """Compiles (or loads from numba's cache) the key kernel."""
-    global _kernel
-    compile_kernel(_key_kernel, _KEY_SIGNATURE)
-    _kernel = _key_kernel
+_kernel = compile_kernel(_key_kernel, _KEY_SIGNATURE)
 
 
 def key_and_check(board: chess.Board) -> tuple[int, bool]:

@@ -16,7 +16,6 @@ are mate scores and scores beyond --max-score (there the model says certain anyw
 from __future__ import annotations
 
 import argparse
-import math
 import re
 import sys
 from dataclasses import dataclass

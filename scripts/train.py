@@ -304,7 +304,6 @@ def fit(data: Positions, target: np.ndarray, params: nn.Parameters, scale: float
 def quantised_losses(params: nn.Parameters, network: nn.Network, data: Positions,
                      target: np.ndarray, scale: float) -> tuple[float, float]:
     """The float network's loss and the integer kernel's on the same positions."""
-    nn.warm_up(network)
     scores = np.array([nn.network_evaluate(board_of(us), network) for us in data.us], dtype=np.float64)
     kernel_loss = float(np.mean((sigmoid(scale * scores / 400) - target) ** 2))
     return loss(params, data, target, scale), kernel_loss

@@ -8,12 +8,8 @@ python-chess's own readers (chess.polyglot, chess.syzygy), never from the engine
 from __future__ import annotations
 
 import os
-import queue
 import random
 import shutil
-import subprocess
-import sys
-import threading
 import time
 from pathlib import Path
 

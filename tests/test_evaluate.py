@@ -10,13 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import evaluate as ev
-from engine.evaluate import evaluate, evaluation_report, evaluation_terms, warm_up
+from engine.evaluate import evaluate, evaluation_report, evaluation_terms
 from engine.perft import KIWIPETE
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _compiled():
-    warm_up()
 
 
 def random_game(seed: int, plies: int) -> list[chess.Board]:

@@ -11,15 +11,8 @@ import tune
 from dataset import Sample, write_samples
 from engine import network as nn
 from engine.evaluate import EVAL_LIMIT, evaluate
-from engine.evaluate import warm_up as warm_up_classical
 from engine.perft import KIWIPETE
 from test_evaluate import random_game
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _compiled():
-    nn.warm_up()
-    warm_up_classical()
 
 
 def trained_like_parameters(hidden: int, seed: int) -> nn.Parameters:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 import subprocess
-import sys
 import time
 
 import chess
@@ -123,15 +122,20 @@ def fuzz_lines(rng: random.Random, count: int) -> list[str]:
 def test_fuzzed_input_never_kills_the_engine_nor_yields_an_illegal_bestmove():
     rng = random.Random(20261122)
     lines = fuzz_lines(rng, 3000)
-    # An `isready` after each line: the `readyok`s split the output line by line, so that each
-    # bestmove can be checked against the positions of the searches that could have printed it.
-    script = "".join(f"{line}\nisready\n" for line in lines) + "stop\nisready\nquit\n"
+    script = fuzz_script(lines)
     result = subprocess.run(ENGINE_COMMAND, input=script, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "readyok" in result.stdout
     check_no_exception_escaped(result.stdout, result.stderr)
     # Replay the positions the engine accepted and check every bestmove against them.
     check_bestmoves_are_legal(lines, result.stdout)
+
+
+def fuzz_script(lines: list[str]) -> str:
+    """The engine's input: an `isready` after each line, so that the `readyok`s split the output
+    line by line and each bestmove can be checked against the searches that could have printed it
+    (`check_bestmoves_are_legal`)."""
+    return "".join(f"{line}\nisready\n" for line in lines) + "stop\nisready\nquit\n"
 
 
 def check_no_exception_escaped(output: str, errors: str) -> None:

@@ -17,7 +17,7 @@ import chess
 import pytest
 
 from engine.perft import KIWIPETE
-from engine.search import Search, warm_up
+from engine.search import Search
 from engine.search import helper_skips_depth
 from engine.smp import HelperPool
 from engine.timeman import Limits
@@ -80,7 +80,6 @@ class StubHelpers:
 @pytest.fixture(scope="module")
 def pool():
     """One table shared with two helper processes, for the tests that need real helpers."""
-    warm_up()
     tt = TranspositionTable(8, shared=True)
     errors: list[str] = []
     helpers = HelperPool(2, tt, errors.append)
@@ -259,15 +258,16 @@ def test_killing_the_engine_leaves_no_helper_behind():
 
 
 def test_fuzzed_input_with_helpers_never_kills_the_engine_nor_yields_an_illegal_bestmove():
-    from test_robustness import check_bestmoves_are_legal, check_no_exception_escaped, fuzz_lines
+    from test_robustness import (check_bestmoves_are_legal, check_no_exception_escaped, fuzz_lines,
+                                 fuzz_script)
 
     lines = fuzz_lines(random.Random(17), 600)
     # Helpers from the start; later more of them, and a table resized under them.
     lines[:0] = ["setoption name Threads value 2", "isready"]
     lines.insert(200, "setoption name Threads value 3")
     lines.insert(400, "setoption name Hash value 8")
-    script = "\n".join(lines) + "\nstop\nisready\nquit\n"
-    result = subprocess.run(ENGINE_COMMAND, input=script, capture_output=True, text=True, timeout=300)
+    result = subprocess.run(ENGINE_COMMAND, input=fuzz_script(lines), capture_output=True, text=True,
+                            timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "readyok" in result.stdout
     check_no_exception_escaped(result.stdout, result.stderr)
