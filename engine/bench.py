@@ -72,6 +72,7 @@ def run_bench(depth: int | None = None, out: Callable[[str], None] = print,
     Returns (nodes, seconds).
     """
     from engine.search import Search
+    from engine.tt import TranspositionTable
 
     depth = depth or DEFAULT_DEPTH
     positions = positions or POSITIONS
@@ -79,7 +80,7 @@ def run_bench(depth: int | None = None, out: Callable[[str], None] = print,
     total_time = 0.0
     for number, fen in enumerate(positions, 1):
         board = bench_board(fen)
-        search = Search()
+        search = Search(TranspositionTable(16))
         start = time.perf_counter()
         result = search.run(board, Limits(depth=depth))
         elapsed = time.perf_counter() - start

@@ -119,9 +119,8 @@ def is_loss(score: int) -> bool:
 class Search:
     """One searcher with its tables; `run` may be called again for the next move."""
 
-    def __init__(self, tt: TranspositionTable | None = None,
-                 tables: OrderingTables | None = None) -> None:
-        self.tt = tt if tt is not None else TranspositionTable(16)
+    def __init__(self, tt: TranspositionTable, tables: OrderingTables | None = None) -> None:
+        self.tt = tt
         self.tables = tables if tables is not None else OrderingTables(MAX_PLY)
         self.stop_event = threading.Event()
         self.tablebases = None  # an engine.tablebase.Tablebases, when the engine has them open

@@ -346,7 +346,7 @@ def test_search_takes_a_hanging_queen():
 
 
 def test_search_node_limit_is_exact():
-    search = Search()
+    search = Search(TranspositionTable(16))
     result = search.run(chess.Board(KIWIPETE), Limits(nodes=777))
     assert result.nodes == 777
     assert result.best_move in chess.Board(KIWIPETE).legal_moves
@@ -369,7 +369,7 @@ def test_stalemate_at_the_horizon_is_scored_as_a_draw():
     # Qc7 stalemates the bare king; at depth 1 only quiescence sees the position after it.
     board = chess.Board("k7/8/1K1Q4/8/8/8/8/8 w - - 0 1")
     stalemating = chess.Move.from_uci("d6c7")
-    result = Search().run(board, Limits(depth=1, searchmoves=[stalemating]))
+    result = Search(TranspositionTable(1)).run(board, Limits(depth=1, searchmoves=[stalemating]))
     assert result.score == 0
     assert fixed_depth_search(board, 1).best_move != stalemating
 
