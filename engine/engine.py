@@ -13,15 +13,14 @@ import threading
 import time
 import traceback
 from dataclasses import replace
-from typing import TYPE_CHECKING, Callable, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import chess
 
 from engine import options as uci_options
 from engine import strength, wdl
 from engine.book import BookError, OpeningBook
-from engine.score import MATE_BOUND
-from engine.tablebase import RootProbe, TablebaseError, Tablebases
+from engine.tablebase import TablebaseError, Tablebases, tablebase_root_limits, with_tablebase_score
 from engine.timeman import Limits, TimeBudget, budget
 
 if TYPE_CHECKING:
@@ -391,63 +390,20 @@ class Engine:
             # bounded to a few tens of ms for 4 pieces, counts against the deadlines set in `go`.
             probe = self.tablebases.probe_root(board)
             if probe is not None and probe.moves:
-                limits, report = self._tablebase_root(probe, limits)
+                self.listener.on_message(f"tablebase position: wdl {probe.wdl}, dtz {probe.dtz}")
+                limits = tablebase_root_limits(probe, limits)
+                report = with_tablebase_score(probe, self._report)
         plan = strength.plan_for_level(strength.level_from_options(self.options))
         if plan.full:
             result = search.run(board, limits, self.options["MultiPV"], report=report)
             return result.best_move, result.ponder_move
-        return self._weakened_move(search, board, limits, plan, report)
-
-    def _weakened_move(self, search: Search, board: chess.Board, limits: Limits,
-                       plan: strength.Plan, report: Callable[[Info], None]
-                       ) -> tuple[chess.Move | None, chess.Move | None]:
-        """Below full strength: a capped MultiPV search, then strength.choose among its lines.
-        Only the lines the user asked for (MultiPV) are reported while searching; the chosen
-        line is reported last, as line 1, so that the GUI's PV agrees with the bestmove."""
-        shown = self.options["MultiPV"]
-        lines: dict[int, Info] = {}
-
-        def collect(info: Info) -> None:
-            if info.bound is None:
-                lines[info.multipv] = info
-            if info.multipv <= shown:
-                report(info)
-
-        depth = min(d for d in (limits.depth, plan.depth) if d is not None)
-        nodes = min(n for n in (limits.nodes, plan.nodes) if n is not None)
-        capped = replace(limits, depth=depth, nodes=nodes)
-        result = search.run(board, capped, max(shown, plan.candidates), report=collect)
-        if not lines:  # no iteration completed (a tiny clock): the search's own move
-            return result.best_move, result.ponder_move
-        ordered = [lines[k] for k in sorted(lines)]
-        chosen = strength.choose([strength.Line(info.score, info.pv) for info in ordered], plan,
-                                 self.rng)
-        info = next(info for info in ordered if info.pv == chosen.pv)
-        report(replace(info, multipv=1, nodes=search.nodes, time=search.elapsed()))
-        ponder = chosen.pv[1] if len(chosen.pv) > 1 else None
-        return chosen.pv[0], ponder
+        return strength.weakened_move(search, board, limits, plan, self.options["MultiPV"], self.rng,
+                                      report)
 
     def _book_move(self, board: chess.Board, limits: Limits) -> chess.Move | None:
         if not self.options["OwnBook"] or not self.book.is_open or limits.infinite or limits.searchmoves:
             return None
         return self.book.pick(board, best_only=self.options["BookBestMove"], rng=self.rng)
-
-    def _tablebase_root(self, probe: RootProbe, limits: Limits) -> tuple[Limits, Callable[[Info], None]]:
-        """In the tables: search only the moves that keep the result and make the fastest progress
-        (the DTZ-best move when winning or losing), and report the tablebase score."""
-        self.listener.on_message(f"tablebase position: wdl {probe.wdl}, dtz {probe.dtz}")
-        moves = probe.moves
-        if probe.wdl != 0 and probe.dtz is not None:
-            moves = moves[:1]
-        if limits.searchmoves:
-            moves = [m for m in moves if m in limits.searchmoves] or limits.searchmoves
-
-        def report(info: Info) -> None:
-            if abs(info.score) < MATE_BOUND:
-                info = replace(info, score=probe.score)
-            self._report(replace(info, tbhits=info.tbhits + 1))
-
-        return replace(limits, searchmoves=moves), report
 
     # ------------------------------------------------------------------ shutdown
 

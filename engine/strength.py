@@ -12,11 +12,16 @@ from __future__ import annotations
 import bisect
 import math
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Callable
 
 import chess
 
 from engine.score import MATE_BOUND
+
+if TYPE_CHECKING:
+    from engine.search import Info, Search
+    from engine.timeman import Limits
 
 FULL_LEVEL = 20
 # The Elo measured at some levels (Stockfish 15.1's UCI_Elo scale, 2 s + 0.02 s, 20 games each:
@@ -104,3 +109,31 @@ def choose(lines: list[Line], plan: Plan, rng: random.Random) -> Line:
     eligible = [line for line in lines if best.score - line.score <= plan.margin]
     weights = [math.exp(-(best.score - line.score) / plan.temperature) for line in eligible]
     return rng.choices(eligible, weights=weights, k=1)[0]
+
+
+def weakened_move(search: Search, board: chess.Board, limits: Limits, plan: Plan, shown: int,
+                  rng: random.Random, report: Callable[[Info], None]
+                  ) -> tuple[chess.Move | None, chess.Move | None]:
+    """Below full strength: a search capped by ``plan`` over several lines, then `choose` among
+    them. Only the ``shown`` lines the user asked for (MultiPV) are reported while searching; the
+    chosen line is reported last, as line 1, so that the GUI's PV agrees with the bestmove."""
+    lines: dict[int, Info] = {}
+
+    def collect(info: Info) -> None:
+        if info.bound is None:
+            lines[info.multipv] = info
+        if info.multipv <= shown:
+            report(info)
+
+    depth = min(d for d in (limits.depth, plan.depth) if d is not None)
+    nodes = min(n for n in (limits.nodes, plan.nodes) if n is not None)
+    capped = replace(limits, depth=depth, nodes=nodes)
+    result = search.run(board, capped, max(shown, plan.candidates), report=collect)
+    if not lines:  # no iteration completed (a tiny clock): the search's own move
+        return result.best_move, result.ponder_move
+    ordered = [lines[k] for k in sorted(lines)]
+    chosen = choose([Line(info.score, info.pv) for info in ordered], plan, rng)
+    info = next(info for info in ordered if info.pv == chosen.pv)
+    report(replace(info, multipv=1, nodes=search.nodes, time=search.elapsed()))
+    ponder = chosen.pv[1] if len(chosen.pv) > 1 else None
+    return chosen.pv[0], ponder

@@ -9,16 +9,21 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Callable
 
 import chess
 import chess.syzygy
 
 # The scores are defined with the TT's, which stores them relative to the node like mate scores.
-from engine.score import TB_WIN_SCORE
+from engine.score import MATE_BOUND, TB_WIN_SCORE
 
-__all__ = ["RootProbe", "TablebaseError", "Tablebases",
-           "split_syzygy_path", "wdl_to_score"]
+if TYPE_CHECKING:
+    from engine.search import Info
+    from engine.timeman import Limits
+
+__all__ = ["RootProbe", "TablebaseError", "Tablebases", "split_syzygy_path",
+           "tablebase_root_limits", "wdl_to_score", "with_tablebase_score"]
 
 DEFAULT_PROBE_LIMIT = 7
 
@@ -426,3 +431,24 @@ def _check_table_file(path: str, ext: str) -> None:
     # Valid Syzygy files are 16 bytes more than a multiple of 64 (the check chess.syzygy applies).
     if header != magic or size % 64 != 16:
         raise TablebaseError(f"not a valid Syzygy table (bad header or truncated): {path!r}")
+
+
+def tablebase_root_limits(probe: RootProbe, limits: Limits) -> Limits:
+    """In the tables: search only the moves that keep the result, and only the one that makes the
+    fastest progress (the DTZ-best move) when winning or losing."""
+    moves = probe.moves
+    if probe.wdl != 0 and probe.dtz is not None:
+        moves = moves[:1]
+    if limits.searchmoves:
+        moves = [m for m in moves if m in limits.searchmoves] or limits.searchmoves
+    return replace(limits, searchmoves=moves)
+
+
+def with_tablebase_score(probe: RootProbe, report: Callable[[Info], None]) -> Callable[[Info], None]:
+    """``report``, with the tablebase's score in place of the search's (but for a mate found)."""
+    def tablebase_report(info: Info) -> None:
+        if abs(info.score) < MATE_BOUND:
+            info = replace(info, score=probe.score)
+        report(replace(info, tbhits=info.tbhits + 1))
+
+    return tablebase_report
