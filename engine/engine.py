@@ -25,6 +25,8 @@ from engine.timeman import Limits, TimeBudget, budget
 
 if TYPE_CHECKING:
     from engine.search import Info, Search
+    from engine.smp import HelperPool
+    from engine.tt import TranspositionTable
 
 
 class Listener(Protocol):
@@ -61,6 +63,9 @@ class Engine:
         self.tablebases = Tablebases()
         self.rng = random.Random()
         self._search: Search | None = None
+        # The engine owns the transposition table and the helper pool; its search is given them.
+        self.tt: TranspositionTable | None = None
+        self.helpers: HelperPool | None = None
         self._loaded = threading.Event()
         self._load_error: str | None = None
         self._thread: threading.Thread | None = None
@@ -78,7 +83,8 @@ class Engine:
             from engine.search import Search
             from engine.tt import TranspositionTable
 
-            self._search = Search(TranspositionTable(self.options["Hash"]))
+            self.tt = TranspositionTable(self.options["Hash"])
+            self._search = Search(self.tt)
         except Exception as error:  # reported on `isready`/`go`; the engine still answers
             self._load_error = f"{type(error).__name__}: {error}"
         finally:
@@ -90,8 +96,8 @@ class Engine:
         self._loaded.wait()
         if self._load_error:
             self.listener.on_message(f"error loading the search: {self._load_error}")
-        if self._search is not None and self._search.helpers is not None:
-            self._search.helpers.wait_ready()
+        if self.helpers is not None:
+            self.helpers.wait_ready()
 
     # ------------------------------------------------------------------ game state and options
 
@@ -105,13 +111,12 @@ class Engine:
             return  # the search is still being loaded: its tables will start empty anyway
         self.wait_ready()
         if self._search is not None:
-            helpers = self._search.helpers
-            if helpers is not None:
-                helpers.wait_idle()  # no helper writes into the table while it is cleared
-            self._search.tt.clear()
+            if self.helpers is not None:
+                self.helpers.wait_idle()  # no helper writes into the table while it is cleared
+            self.tt.clear()
             self._search.tables.clear()
-            if helpers is not None:
-                helpers.new_game()
+            if self.helpers is not None:
+                self.helpers.new_game()
 
     def set_option(self, name: str, raw_value: str | None) -> None:
         """Applies a `setoption`; raises OptionError (and changes nothing) when it is invalid."""
@@ -127,11 +132,11 @@ class Engine:
             self.wait_ready()
             if self._search is not None:
                 try:
-                    self._search.tt.resize(value)
+                    self.tt.resize(value)
                 except OSError as error:
                     raise uci_options.OptionError(f"{error}; the table keeps its size") from None
-                if self._search.helpers is not None:
-                    self._search.helpers.attach(self._search.tt)
+                if self.helpers is not None:
+                    self.helpers.attach(self.tt)
         elif option.name == "BookFile":
             self._open_book(value)
         elif option.name == "SyzygyPath":
@@ -150,21 +155,21 @@ class Engine:
         """Threads - 1 helper processes (engine/smp.py) and the main search share the table,
         which moves into shared memory (emptied, as a resize empties it)."""
         self.wait_ready()
-        search = self._search
-        if search is None:
+        if self._search is None:
             return
         self._stop_helpers()
         try:
-            search.tt.resize(self.options["Hash"], shared=threads > 1)
+            self.tt.resize(self.options["Hash"], shared=threads > 1)
             if threads > 1:
                 from engine.smp import HelperPool
 
-                search.helpers = HelperPool(threads - 1, search.tt, self.listener.on_message)
+                self.helpers = self._search.helpers = HelperPool(threads - 1, self.tt,
+                                                                 self.listener.on_message)
                 if self.options["Use NNUE"]:
-                    search.helpers.set_evaluation(self._network_path(self.options["EvalFile"]))
+                    self.helpers.set_evaluation(self._network_path(self.options["EvalFile"]))
         except OSError as error:
             self._stop_helpers()
-            search.tt.resize(self.options["Hash"], shared=False)
+            self.tt.resize(self.options["Hash"], shared=False)
             raise uci_options.OptionError(f"no helper processes: {error}; Threads stays 1") from None
 
     def _set_evaluation(self, use_network: bool, path: str) -> None:
@@ -188,8 +193,8 @@ class Engine:
             from engine.evaluate import evaluate as classical_evaluate
 
             search.evaluate = classical_evaluate
-        if search.helpers is not None:
-            search.helpers.set_evaluation(network_path)
+        if self.helpers is not None:
+            self.helpers.set_evaluation(network_path)
         self.new_game()  # the table's scores are the other evaluation's
 
     @staticmethod
@@ -226,9 +231,9 @@ class Engine:
         return lines
 
     def _stop_helpers(self) -> None:
-        if self._search is not None and self._search.helpers is not None:
-            self._search.helpers.close()
-            self._search.helpers = None
+        if self.helpers is not None:
+            self.helpers.close()
+            self.helpers = self._search.helpers = None
             self.options["Threads"] = 1
 
     def _open_book(self, path: str) -> None:
@@ -331,8 +336,8 @@ class Engine:
             return
         if self._search is not None:
             self._search.stop_event.set()
-            if self._search.helpers is not None:
-                self._search.helpers.halt()
+            if self.helpers is not None:
+                self.helpers.halt()
         self._pondering = False
         self._release.set()
         thread.join()
