@@ -24,9 +24,11 @@ def test_strength_options_are_declared_as_in_stockfish():
         "option name UCI_LimitStrength type check default false"
     assert uci_options.find("Skill Level").uci_line() == \
         "option name Skill Level type spin default 20 min 0 max 20"
-    elo = uci_options.find("UCI_Elo")
-    assert (elo.type, elo.min, elo.max) == ("spin", strength.ELO_MIN, strength.ELO_MAX)
-    assert elo.min <= 1000 and elo.max > 1500
+    # The range the README advertises: the top is full strength as measured (strength.ELO_AT_LEVEL).
+    assert uci_options.find("UCI_Elo").uci_line() == \
+        "option name UCI_Elo type spin default 1000 min 1000 max 1841"
+    assert strength.level_from_options({"UCI_LimitStrength": True, "UCI_Elo": 1841,
+                                        "Skill Level": 20}) == strength.FULL_LEVEL
 
 
 @pytest.mark.parametrize("name, value", [("UCI_Elo", "999"), ("UCI_Elo", "5000"), ("UCI_Elo", "strong"),

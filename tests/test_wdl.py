@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 
 import chess
 import chess.pgn
@@ -52,8 +54,18 @@ def test_material_counts_both_sides_and_is_clamped():
     assert wdl.material(chess.Board("4k3/8/8/8/8/8/8/4K2R w K - 0 1")) == wdl.MATERIAL_CLAMP[0]
 
 
-def test_the_constants_were_fitted():
-    assert wdl.FIT != "not fitted yet" and "games" in wdl.FIT
+def test_the_shipped_constants_are_a_fit_as_scripts_fit_wdl_writes_it():
+    # The block in engine/wdl.py is the one the fitter writes, with its sample counts.
+    source = Path(wdl.__file__).read_text()
+    assert fit_wdl.constants_block(wdl.A, wdl.B, wdl.FIT) in source
+    found = re.match(r"(\d+) positions of (\d+) games \(samples W/D/L (\d+)/(\d+)/(\d+)\)", wdl.FIT)
+    assert found, wdl.FIT
+    positions, games, wins, draws, losses = map(int, found.groups())
+    assert wins + draws + losses == positions and games > 0
+    # A usable model: a positive midpoint and spread over the whole material range.
+    for material_count in range(wdl.MATERIAL_CLAMP[0], wdl.MATERIAL_CLAMP[1] + 1):
+        midpoint, spread = wdl.parameters(material_count)
+        assert midpoint > 0 and spread > 0
 
 
 # ---------------------------------------------------------------------- the fit
