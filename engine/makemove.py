@@ -79,6 +79,8 @@ def push(board: chess.Board, move: chess.Move) -> None:
     board._stack.append(_Undo(board))
     board.move_stack.append(move)
 
+    # The piece boards are updated by two spelled-out if-chains (victim, mover): a helper taking
+    # the board's attribute by name would cost more per move than the lines it saves.
     them = occupied_co[not turn]
     captured = to_bb & them
     if captured:
