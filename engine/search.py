@@ -42,6 +42,7 @@ QUIESCENCE_DEPTH = 0  # the depth of quiescence results in the TT: below every r
 SEE_PRUNE_DEPTH = 3  # captures losing more than SEE_MARGIN per ply of depth are pruned up to here
 SEE_MARGIN = 100
 RAZOR_MARGIN = (0, 300, 550)  # by remaining depth: below alpha by this, ask quiescence first
+NULL_MOVE_DEPTH = 2  # the least remaining depth at which a null move is tried
 
 # Late-move reductions, by remaining depth and by the number of moves searched before this one.
 LMR_TABLE = [[0] * 64 for _ in range(MAX_DEPTH + 2)]
@@ -354,7 +355,7 @@ class Search:
                 return static_eval
             # Null move: if passing still fails high, a real move will too (unsafe in zugzwang,
             # hence never with only pawns left, never twice in a row).
-            if can_null and depth >= 3 and static_eval >= beta and self._has_pieces(board.turn):
+            if can_null and depth >= NULL_MOVE_DEPTH and static_eval >= beta and self._has_pieces(board.turn):
                 reduction = 3 + depth // 4 + min(3, (static_eval - beta) // 200)
                 self._make_null()
                 score = -self.pvs(depth - 1 - reduction, -beta, -beta + 1, ply + 1, False, False)

@@ -6,7 +6,8 @@ import chess
 
 from engine.evaluate import evaluate
 from engine.score import MATE_BOUND
-from engine.search import FUTILITY_MARGIN, LATE_MOVE_COUNT, RAZOR_MARGIN, Search
+from engine.search import (FUTILITY_MARGIN, LATE_MOVE_COUNT, NULL_MOVE_DEPTH, RAZOR_MARGIN,
+                           REVERSE_FUTILITY_MARGIN, Search)
 from engine.timeman import Limits
 from engine.tt import UPPER, TranspositionTable, score_from_tt
 
@@ -62,3 +63,37 @@ def test_late_move_pruning_stops_while_every_move_searched_so_far_is_mated() -> 
     alpha = static_eval - 50
     score = search.pvs(1, alpha, alpha + 1, 1, False, True)
     assert score > alpha
+
+
+# White to move, a rook up (with pieces) or a pawn up in a pawn ending (no pieces: zugzwang danger).
+ROOK_UP = "4k3/pp6/8/8/8/8/PP6/R3K3 w - - 0 1"
+PAWN_ENDING = "4k3/pp6/8/8/8/8/PPP5/4K3 w - - 0 1"
+
+
+def null_moves_tried(fen: str, depth: int) -> int:
+    """Null moves made by a non-PV node of ``fen`` at ``depth`` whose static score is just above beta."""
+    board = chess.Board(fen)
+    search = prepared_search(board)
+    made = 0
+    make_null = search._make_null
+
+    def counting_make_null() -> None:
+        nonlocal made
+        made += 1
+        make_null()
+
+    search._make_null = counting_make_null
+    # Above beta, but by less than reverse futility asks for at this depth.
+    beta = evaluate(board) - REVERSE_FUTILITY_MARGIN * depth + 10
+    assert evaluate(board) >= beta
+    search.pvs(depth, beta - 1, beta, 1, False, True)
+    return made
+
+
+def test_null_move_is_tried_from_its_least_depth_with_pieces_on_the_board() -> None:
+    assert null_moves_tried(ROOK_UP, NULL_MOVE_DEPTH) >= 1
+    assert null_moves_tried(ROOK_UP, NULL_MOVE_DEPTH - 1) == 0
+
+
+def test_null_move_is_never_tried_with_only_pawns_left() -> None:
+    assert null_moves_tried(PAWN_ENDING, NULL_MOVE_DEPTH) == 0
