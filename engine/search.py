@@ -15,7 +15,10 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import chess
+import numpy as np
 
+from engine import evaluate as classical
+from engine import quiescence as compiled
 from engine.endgame import with_endgame_knowledge
 from engine.evaluate import evaluate
 from engine.makemove import push
@@ -127,6 +130,8 @@ class Search:
         self.tablebases = None  # an engine.tablebase.Tablebases, when the engine has them open
         # The static evaluation: the classical one, or the network's (UCI option "Use NNUE").
         self.evaluate: Callable[[chess.Board], int] = evaluate
+        # Quiescence by the numba kernel where it can (engine/quiescence.py); False: Python only.
+        self.compiled_quiescence = True
         self.soft_deadline: float | None = None
         self.hard_deadline: float | None = None
         self.flexible_from: float | None = None  # when the clock of a flexible soft limit started
@@ -219,6 +224,8 @@ class Search:
         self.tables.age()
         self._load_history(board)
         self.pv_table: list[list[chess.Move]] = [[] for _ in range(MAX_PLY + 2)]
+        self.kernel_counts = np.zeros(compiled.COUNTS, dtype=np.int64)
+        self.kernel_undo = np.zeros(3 * compiled.UNDO_STORES, dtype=np.uint64)
 
     def set_budget(self, budget: TimeBudget | None) -> None:
         """Sets the deadlines, counted from now: before `run`, or during it (at `ponderhit`)."""
@@ -467,6 +474,11 @@ class Search:
             if (tt_bound == EXACT or (tt_bound == LOWER and tt_score >= beta)
                     or (tt_bound == UPPER and tt_score <= alpha)):
                 return tt_score
+        # The rest of this node and its whole tree in one call of a numba kernel, where it can.
+        if not in_check and self.compiled_quiescence and self.evaluate is evaluate:
+            score = self._compiled_quiescence(alpha, beta, ply, qply)
+            if score is not None:
+                return score
         original_alpha = alpha
         if in_check:
             best_score = -MATE + ply  # if no evasion exists, this is mate
@@ -519,6 +531,39 @@ class Search:
         return best_score
 
     # ------------------------------------------------------------------ helpers of the node
+
+    def _compiled_quiescence(self, alpha: int, beta: int, ply: int, qply: int) -> int | None:
+        """`quiescence` by the numba kernel of engine/quiescence.py (the same tree, one call),
+        from where the node has been counted and the table probed without a result; None where
+        the kernel leaves the node to the Python code."""
+        board = self.board
+        ep_square = board.ep_square
+        if ep_square is None or chess.square_rank(ep_square) != (5 if board.turn else 2):
+            ep_square = -1
+        last_target = board.peek().to_square if qply >= RECAPTURES_ONLY_AFTER else 0
+        counts = self.kernel_counts
+        budget = compiled.NO_BUDGET if self.node_limit is None else self.node_limit - self.total_nodes()
+        tt = self.tt
+        occupied_co = board.occupied_co
+        score = compiled.quiescence(
+            board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
+            occupied_co[chess.WHITE], board.castling_rights, board.turn, self.keys[-1], True,
+            ep_square, alpha, beta, ply, qply, last_target, RECAPTURES_ONLY_AFTER, DELTA_MARGIN,
+            tt.table, tt.entries, tt.generation, classical.WEIGHTS, counts, budget, self.kernel_undo)
+        if score == compiled.GAVE_UP:
+            compiled.undo_stores(tt.table, self.kernel_undo, counts)
+            return None  # the table as it was: the Python search does the node
+        nodes, evaluations, cutoffs, seldepth, _ = counts.tolist()
+        self.nodes += nodes
+        self.evaluations += evaluations
+        self.cutoffs += cutoffs
+        if seldepth > self.seldepth:
+            self.seldepth = seldepth
+        if score == compiled.OUT_OF_NODES:
+            raise SearchAborted
+        if self.nodes >= self.next_check:
+            self._check_limits()
+        return score
 
     def _make(self, move: chess.Move) -> None:
         """Plays ``move``, recording the new position's key and whether it is check: the parent

@@ -1,0 +1,104 @@
+"""The compiled quiescence search (engine/quiescence.py) is the Python one (Search.quiescence),
+only faster: the same score, nodes and table wherever it searches, and no trace where it gives up."""
+
+from __future__ import annotations
+
+import random
+
+import chess
+import numpy as np
+
+from engine import quiescence as compiled
+from engine.bench import POSITIONS
+from engine.evaluate import evaluate
+from engine.search import INFINITY, RECAPTURES_ONLY_AFTER, Search
+from engine.timeman import Limits
+from engine.tt import TranspositionTable
+
+
+def positions_along_random_games(count: int, seed: int = 7) -> list[chess.Board]:
+    """Positions not in check from random play out of the bench positions (captures preferred,
+    so that the quiescence trees are not all trivial)."""
+    rng = random.Random(seed)
+    boards = []
+    while len(boards) < count:
+        board = chess.Board(rng.choice(POSITIONS[:30]))
+        for _ in range(rng.randrange(1, 30)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            captures = [m for m in moves if board.is_capture(m)]
+            board.push(rng.choice(captures if captures and rng.random() < 0.5 else moves))
+        if not board.is_check() and not board.is_game_over():
+            boards.append(board)
+    return boards
+
+
+def both_searches(board: chess.Board, alpha: int, beta: int,
+                  qply: int) -> tuple[Search, int, Search, int, bool]:
+    """The Python search and the kernel's of one quiescence node: searches, scores, and whether
+    the kernel searched the node's tree (it is called once the node has been counted and probed)."""
+    python = Search(TranspositionTable(1))
+    python.prepare(board, Limits())
+    python.compiled_quiescence = False
+    python_score = python.quiescence(alpha, beta, 1, qply)
+    kernel = Search(TranspositionTable(1))
+    kernel.prepare(board, Limits())
+    results = []
+    compiled_quiescence = kernel._compiled_quiescence
+
+    def recording(*args: int) -> int | None:
+        results.append(compiled_quiescence(*args))
+        return results[-1]
+
+    kernel._compiled_quiescence = recording
+    kernel_score = kernel.quiescence(alpha, beta, 1, qply)
+    return python, python_score, kernel, kernel_score, bool(results) and results[0] is not None
+
+
+def test_compiled_quiescence_finds_the_python_score_with_the_same_nodes_and_table() -> None:
+    searched = 0
+    boards = positions_along_random_games(150)
+    for i, board in enumerate(boards):
+        static = evaluate(board)
+        qply = RECAPTURES_ONLY_AFTER if i % 3 == 0 else 0
+        for alpha, beta in ((-INFINITY, INFINITY), (static - 60, static + 60), (static + 90, static + 91)):
+            python, python_score, kernel, kernel_score, by_kernel = both_searches(board, alpha, beta, qply)
+            searched += by_kernel
+            assert kernel_score == python_score, board.fen()
+            assert (kernel.nodes, kernel.evaluations, kernel.cutoffs, kernel.seldepth) == (
+                python.nodes, python.evaluations, python.cutoffs, python.seldepth), board.fen()
+            assert np.array_equal(kernel.tt.table, python.tt.table), board.fen()
+    # Many of these trees are searched whole by the kernel (239 of the 450 here; it gives up on
+    # checks, promotions and sides without pieces, frequent in random play).
+    assert searched >= len(boards)
+
+
+def test_compiled_quiescence_leaves_the_table_as_it_was_when_it_gives_up() -> None:
+    # Rxd8+ gives check: the kernel meets a side in check at the second node and gives up,
+    # after storing what it had searched of Rxf7 or other captures before it.
+    board = chess.Board("3r2k1/5p2/8/8/8/8/5PPP/3R2K1 w - - 0 1")
+    search = Search(TranspositionTable(1))
+    search.prepare(board, Limits())
+    search.tt.store(12345, 3, 0, 77, None)
+    before = search.tt.table.copy()
+    assert search._compiled_quiescence(-INFINITY, INFINITY, 1, 0) is None
+    assert np.array_equal(search.tt.table, before)
+    assert search.nodes == 0 and search.evaluations == 0
+    # The Python search then does the node, and its children are again offered to the kernel.
+    assert search.quiescence(-INFINITY, INFINITY, 1) > 400
+
+
+def test_compiled_quiescence_stops_at_the_node_budget() -> None:
+    board = chess.Board(POSITIONS[1])
+    search = Search(TranspositionTable(1))
+    search.prepare(board, Limits(nodes=3))
+    search.nodes = 1  # the node itself, counted by the caller
+    try:
+        search._compiled_quiescence(-INFINITY, INFINITY, 1, 0)
+    except Exception as stop:  # SearchAborted
+        assert type(stop).__name__ == "SearchAborted"
+    else:
+        raise AssertionError("the search went on past its node limit")
+    assert search.nodes == 3
+    assert compiled.OUT_OF_NODES < compiled.GAVE_UP
