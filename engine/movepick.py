@@ -226,10 +226,10 @@ def ordered_moves(board: chess.Board, hash_move: chess.Move | None, tables: Orde
     us = board.turn
     killers = tables.killers[ply]
     for i, killer in enumerate(killers):
-        if (killer is not None and killer != hash_move and killer.promotion is None
-                and (i == 0 or killer != killers[0])
-                and not board.occupied & chess.BB_SQUARES[killer.to_square]
-                and is_legal(board, killer)):
+        # A killer must be quiet here: an en passant capture to the empty square came with the
+        # captures already.
+        if (killer is not None and killer != hash_move and (i == 0 or killer != killers[0])
+                and is_quiet_move(board, killer) and is_legal(board, killer)):
             done.add(killer.from_square << 6 | killer.to_square)
             yield killer
 

@@ -157,6 +157,16 @@ def test_position_key_ignores_an_en_passant_square_without_capture():
 
 # ---------------------------------------------------------------------- move ordering
 
+def test_an_en_passant_killer_is_yielded_once_with_the_captures():
+    # c4xd3 en passant goes to an empty square: as a killer it must not come a second time.
+    board = chess.Board("rnb1kbr1/ppnpp3/4q2p/4Pp2/2pP2RP/2N3PN/PPP3P1/1RBQKB2 b q d3 0 17")
+    tables = OrderingTables()
+    tables.killers[3] = [chess.Move.from_uci("c4d3"), None]
+    produced = list(ordered_moves(board, None, tables, 3))
+    assert produced.count(chess.Move.from_uci("c4d3")) == 1
+    assert len(produced) == board.legal_moves.count()
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 10**6), st.integers(0, 80))
 def test_ordered_moves_yields_every_legal_move_exactly_once(seed, plies):
