@@ -22,9 +22,9 @@ from numba import boolean, int64, njit, uint64, void
 from engine.bitboards import SEVENTH_RANK, SQUARE_BB, U0, U1, compile_kernel
 from engine.evaluate import _evaluate_kernel
 from engine.movepick import _capture_kernel_impl
-from engine.score import MAX_PLY, PIECE_VALUE, TB_WIN_THRESHOLD
+from engine.score import MAX_PLY, PIECE_VALUE
 from engine.see import _see_kernel
-from engine.tt import EXACT, LOWER, UPPER
+from engine.tt import EXACT, LOWER, UPPER, score_from_tt, score_to_tt
 from engine.tt_kernels import MISS, _probe_impl, _slot, _store_impl
 from engine.zobrist import _key_kernel
 
@@ -44,22 +44,27 @@ _VALUE = np.array(PIECE_VALUE, dtype=np.int64)
 _BACK_RANK = np.array([0xFF00000000000000, 0xFF], dtype=np.uint64)  # by colour: Black, White
 
 
-@njit(cache=True, nogil=True)
-def _from_tt(score, ply):
-    if score >= TB_WIN_THRESHOLD:
-        return score - ply
-    if score <= -TB_WIN_THRESHOLD:
-        return score + ply
-    return score
+# The table's own score conversions (engine/tt.py), compiled for the kernel.
+_from_tt = njit(cache=True, nogil=True)(score_from_tt)
+_to_tt = njit(cache=True, nogil=True)(score_to_tt)
 
 
-@njit(cache=True, nogil=True)
-def _to_tt(score, ply):
-    if score >= TB_WIN_THRESHOLD:
-        return score + ply
-    if score <= -TB_WIN_THRESHOLD:
-        return score - ply
-    return score
+@njit(cache=True, nogil=True, inline="always")
+def _toggle(kind, squares, pawns, knights, bishops, rooks, queens, kings):
+    """The six piece boards with ``squares`` toggled on the board of ``kind`` (1 pawn ... 6 king)."""
+    if kind == 1:
+        pawns ^= squares
+    elif kind == 2:
+        knights ^= squares
+    elif kind == 3:
+        bishops ^= squares
+    elif kind == 4:
+        rooks ^= squares
+    elif kind == 5:
+        queens ^= squares
+    else:
+        kings ^= squares
+    return pawns, knights, bishops, rooks, queens, kings
 
 
 @njit(cache=True, nogil=True)
@@ -162,30 +167,9 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
         taken = to_bb
         if victim_type == 1 and (to_bb & occupied) == U0:  # en passant
             taken = SQUARE_BB[target - 8 if white_to_move else target + 8]
-        p, n, b, r, q, k = pawns, knights, bishops, rooks, queens, kings
-        if victim_type == 1:
-            p ^= taken
-        elif victim_type == 2:
-            n ^= taken
-        elif victim_type == 3:
-            b ^= taken
-        elif victim_type == 4:
-            r ^= taken
-        else:
-            q ^= taken
         moved = from_bb | to_bb
-        if mover_type == 1:
-            p ^= moved
-        elif mover_type == 2:
-            n ^= moved
-        elif mover_type == 3:
-            b ^= moved
-        elif mover_type == 4:
-            r ^= moved
-        elif mover_type == 5:
-            q ^= moved
-        else:
-            k ^= moved
+        p, n, b, r, q, k = _toggle(victim_type, taken, pawns, knights, bishops, rooks, queens, kings)
+        p, n, b, r, q, k = _toggle(mover_type, moved, p, n, b, r, q, k)
         child_castling = castling & ~moved
         if mover_type == 6:
             child_castling &= ~_BACK_RANK[1 if white_to_move else 0]
