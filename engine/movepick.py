@@ -26,7 +26,7 @@ from typing import Iterator
 
 import chess
 import numpy as np
-from numba import boolean, int64, njit, uint64
+from numba import boolean, int64, njit, uint64, void
 from numba.types import Tuple
 
 from engine.bitboards import (BISHOP_DIRS, KING_ATTACKS, KNIGHT_ATTACKS, LINE, PAWN_ATTACKS, RANK_3,
@@ -43,7 +43,11 @@ HISTORY_MAX = 1 << 14
 
 
 class OrderingTables:
-    """Killer moves per ply and a butterfly history table per colour, shared by one search."""
+    """Killer moves per ply and a butterfly history table per colour, shared by one search.
+
+    The history is a numpy array per colour, indexed by ``from << 6 | to``: the compiled last ply of the search
+    (engine/quiescence.py) orders its quiet moves by it and rewards its own cut-offs in it.
+    """
 
     def __init__(self, max_ply: int = 128) -> None:
         self.max_ply = max_ply
@@ -51,31 +55,28 @@ class OrderingTables:
 
     def clear(self) -> None:
         self.killers: list[list[chess.Move | None]] = [[None, None] for _ in range(self.max_ply + 2)]
-        self.history: list[list[int]] = [[0] * 4096, [0] * 4096]
+        self.history = [np.zeros(4096, dtype=np.int64) for _ in chess.COLORS]
 
     def age(self) -> None:
         """Halves history between searches so that old successes fade but still count."""
         for table in self.history:
-            for i in range(4096):
-                table[i] >>= 1
+            table >>= 1
         for pair in self.killers:
             pair[0] = pair[1] = None
 
     def record_cutoff(self, move: chess.Move, ply: int, depth: int, turn: chess.Color,
                       tried_quiets: list[chess.Move]) -> None:
         """A quiet move cut off: make it a killer, reward it and punish the quiets tried before it."""
+        self.record_killer(move, ply)
+        tried = [other.from_square << 6 | other.to_square for other in tried_quiets]
+        _reward_kernel(self.history[turn], move.from_square << 6 | move.to_square, depth,
+                       np.array(tried, dtype=np.int64))
+
+    def record_killer(self, move: chess.Move, ply: int) -> None:
         killers = self.killers[ply]
         if killers[0] != move:
             killers[1] = killers[0]
             killers[0] = move
-        history = self.history[turn]
-        bonus = min(depth * depth, 400)
-        index = move.from_square << 6 | move.to_square
-        # The gravity formula keeps values bounded without periodic rescaling.
-        history[index] += bonus - history[index] * bonus // HISTORY_MAX
-        for other in tried_quiets:
-            i = other.from_square << 6 | other.to_square
-            history[i] -= bonus + history[i] * bonus // HISTORY_MAX
 
 
 def mvv_lva(board: chess.Board, move: chess.Move) -> int:
@@ -233,11 +234,10 @@ def ordered_moves(board: chess.Board, hash_move: chess.Move | None, tables: Orde
             done.add(killer.from_square << 6 | killer.to_square)
             yield killer
 
-    history = tables.history[us]
-    scored = [(history[index], index) for index in quiet_move_indices(board, in_check)
-              if index not in done]
-    scored.sort(key=itemgetter(0), reverse=True)
-    for _, index in scored:
+    skips = [-1, -1, -1]
+    for i, index in enumerate(done):
+        skips[i] = index
+    for index in _by_history(quiet_move_codes(board, in_check), tables.history[us], *skips).tolist():
         yield chess.Move(index >> 6, index & 63)
     yield from losing
 
@@ -271,20 +271,62 @@ def quiet_move_indices(board: chess.Board, in_check: bool) -> list[int]:
     Out of check they come from `_quiet_kernel` (castling from python-chess), in python-chess's
     own order; in check from python-chess's evasions, which are few.
     """
+    return quiet_move_codes(board, in_check).tolist()
+
+
+def quiet_move_codes(board: chess.Board, in_check: bool) -> np.ndarray:
+    """`quiet_move_indices` as an int64 array."""
     us = board.turn
     king = board.king(us)
     if in_check or king is None:
         not_captures = chess.BB_ALL & ~board.occupied_co[not us]
-        return [move.from_square << 6 | move.to_square
-                for move in board.generate_legal_moves(chess.BB_ALL, not_captures)
-                if move.promotion is None and not board.is_en_passant(move)]
+        return np.array([move.from_square << 6 | move.to_square
+                         for move in board.generate_legal_moves(chess.BB_ALL, not_captures)
+                         if move.promotion is None and not board.is_en_passant(move)], dtype=np.int64)
     codes, piece_moves = _quiet_kernel(board.pawns, board.knights, board.bishops, board.rooks,
                                        board.queens, board.kings, board.occupied_co[us], us, king)
-    indices = codes.tolist()
     if board.castling_rights & board.occupied_co[us]:
-        indices[piece_moves:piece_moves] = [move.from_square << 6 | move.to_square
-                                            for move in board.generate_castling_moves()]
-    return indices
+        castling = [move.from_square << 6 | move.to_square for move in board.generate_castling_moves()]
+        if castling:
+            codes = np.concatenate((codes[:piece_moves], np.array(castling, dtype=np.int64),
+                                    codes[piece_moves:]))
+    return codes
+
+
+# ---------------------------------------------------------------------- the history kernels
+
+@njit(cache=True, nogil=True)
+def _by_history_impl(indices, history, skip_a, skip_b, skip_c):
+    """``indices`` (``from << 6 | to``) without the three skipped ones, by falling history score;
+    moves of equal score keep their order (a stable insertion sort: the lists are short)."""
+    out = np.empty(indices.shape[0], dtype=np.int64)
+    n = 0
+    for index in indices:
+        if index == skip_a or index == skip_b or index == skip_c:
+            continue
+        value = history[index]
+        j = n - 1
+        while j >= 0 and history[out[j]] < value:
+            out[j + 1] = out[j]
+            j -= 1
+        out[j + 1] = index
+        n += 1
+    return out[:n]
+
+
+@njit(cache=True, nogil=True)
+def _reward_impl(history, index, depth, tried):
+    """A quiet move ``index`` cut off at ``depth``: raise its history and lower that of the quiet
+    moves ``tried`` before it. The gravity formula keeps values within +-HISTORY_MAX without
+    periodic rescaling."""
+    bonus = min(depth * depth, 400)
+    history[index] += bonus - history[index] * bonus // HISTORY_MAX
+    for other in tried:
+        history[other] -= bonus + history[other] * bonus // HISTORY_MAX
+
+
+_by_history = compile_kernel(_by_history_impl, int64[::1](int64[::1], int64[::1], int64, int64, int64))
+_reward_kernel = compile_kernel(_reward_impl, void(int64[::1], int64, int64, int64[::1]))
 
 
 # ---------------------------------------------------------------------- the capture kernel

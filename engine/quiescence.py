@@ -19,10 +19,11 @@ from __future__ import annotations
 import numpy as np
 from numba import boolean, int64, njit, uint64, void
 
-from engine.bitboards import SEVENTH_RANK, SQUARE_BB, U0, U1, compile_kernel
+from engine.bitboards import SEVENTH_RANK, SQUARE_BB, U0, U1, compile_kernel, lsb
 from engine.evaluate import _evaluate_kernel
-from engine.movepick import _capture_kernel_impl
-from engine.score import MAX_PLY, PIECE_VALUE
+from engine.movepick import (_by_history_impl, _capture_kernel_impl, _legal_kernel_impl,
+                             _quiet_kernel_impl, _reward_impl)
+from engine.score import MATE, MATE_BOUND, MAX_PLY, PIECE_VALUE, TB_WIN_THRESHOLD
 from engine.see import _see_kernel
 from engine.tt import EXACT, LOWER, UPPER, score_from_tt, score_to_tt
 from engine.tt_kernels import MISS, _probe_impl, _slot, _store_impl
@@ -34,8 +35,13 @@ OUT_OF_NODES = GAVE_UP - 1  # the node budget ran out: the search must stop
 NO_BUDGET = 1 << 62  # the budget of a search without a node limit
 
 # The counters a call fills in, by index of its `counts` array.
-NODES, EVALUATIONS, CUTOFFS, SELDEPTH, UNDO_LENGTH = 0, 1, 2, 3, 4
-COUNTS = 5
+NODES, EVALUATIONS, CUTOFFS, SELDEPTH, UNDO_LENGTH, KILLER = 0, 1, 2, 3, 4, 5
+COUNTS = 6
+# The pruning constants of engine/search.py the kernel uses, by index of its `params` array
+# (those of depth 1 where they depend on the depth).
+RECAPTURES_AFTER, DELTA, RAZOR, REVERSE_FUTILITY, FUTILITY, LATE_MOVES, SEE = range(7)
+PARAMS = 7
+INFINITY = MATE + 1
 # The table words a call overwrote, three uint64 per store (slot, both old words), put back if it
 # gives up; a tree that would store more gives up when the record is full.
 UNDO_STORES = 1 << 14
@@ -68,9 +74,129 @@ def _toggle(kind, squares, pawns, knights, bishops, rooks, queens, kings):
 
 
 @njit(cache=True, nogil=True)
-def _store(table, key, entries, bound, score, generation, undo, counts):
-    """Stores a quiescence result (depth 0, no move), recording the words it replaces; False if
-    the record is full (nothing stored)."""
+def _kind(bit, pawns, knights, bishops, rooks, queens):
+    """The type (1 pawn ... 6 king) of the piece on the square ``bit``."""
+    if bit & pawns:
+        return 1
+    if bit & knights:
+        return 2
+    if bit & bishops:
+        return 3
+    if bit & rooks:
+        return 4
+    if bit & queens:
+        return 5
+    return 6
+
+
+@njit(cache=True, nogil=True)
+def _play(code, pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move):
+    """The bitboards, White's men and castling rights after the move ``code`` (origin | target << 6
+    | victim type << 12 | mover type << 16; victim 0 for a quiet move): no castling, no promotion."""
+    origin = code & 63
+    target = code >> 6 & 63
+    victim_type = code >> 12 & 15
+    mover_type = code >> 16
+    from_bb = SQUARE_BB[origin]
+    to_bb = SQUARE_BB[target]
+    taken = U0
+    if victim_type:
+        taken = to_bb
+        if victim_type == 1 and (to_bb & (pawns | knights | bishops | rooks | queens | kings)) == U0:
+            taken = SQUARE_BB[target - 8 if white_to_move else target + 8]  # en passant
+        pawns, knights, bishops, rooks, queens, kings = _toggle(victim_type, taken, pawns, knights,
+                                                                bishops, rooks, queens, kings)
+    moved = from_bb | to_bb
+    pawns, knights, bishops, rooks, queens, kings = _toggle(mover_type, moved, pawns, knights,
+                                                            bishops, rooks, queens, kings)
+    castling &= ~moved
+    if mover_type == 6:
+        castling &= ~_BACK_RANK[1 if white_to_move else 0]
+    white = (white ^ moved) if white_to_move else (white & ~taken)
+    return pawns, knights, bishops, rooks, queens, kings, white, castling
+
+
+@njit(cache=True, nogil=True)
+def _frontier_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, ep_square,
+                    hash_code, killer_a, killer_b, history):
+    """The moves of a node not in check, in `movepick.ordered_moves`'s order (hash move, captures
+    that do not lose material, killers, quiet moves by history, losing captures), coded as for
+    `_play`; or no array where that order needs python-chess (the hash move is a promotion or
+    an en passant capture)."""
+    occupied = pawns | knights | bishops | rooks | queens | kings
+    theirs = occupied & ~ours
+    out = np.empty(256, dtype=np.int64)
+    n = 0
+    skip = -1
+    if hash_code > 0:
+        origin = hash_code & 63
+        target = hash_code >> 6 & 63
+        from_bb = SQUARE_BB[origin]
+        if hash_code >> 12 or (from_bb & pawns and target == ep_square):
+            return out[:0], False
+        if _legal_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
+                              origin, target):
+            victim = SQUARE_BB[target] & theirs
+            out[n] = (origin | target << 6
+                      | (_kind(victim, pawns, knights, bishops, rooks, queens) if victim else 0) << 12
+                      | _kind(from_bb, pawns, knights, bishops, rooks, queens) << 16)
+            n += 1
+            skip = origin | target << 6
+    captures = _capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, theirs,
+                                    white_to_move, ep_square, U0)
+    losing = np.empty(captures.shape[0], dtype=np.int64)
+    n_losing = 0
+    for code in captures:
+        origin = code & 63
+        target = code >> 6 & 63
+        if origin | target << 6 == skip:
+            continue
+        if _VALUE[code >> 16] > _VALUE[code >> 12 & 7] and _see_kernel(
+                pawns, knights, bishops, rooks, queens, kings, ours if white_to_move else theirs,
+                origin, target, white_to_move) < 0:
+            losing[n_losing] = code
+            n_losing += 1
+        else:
+            out[n] = code
+            n += 1
+    done_a = (skip & 63) << 6 | skip >> 6 if skip >= 0 else -1
+    done_b = -1
+    done_c = -1
+    for i in range(2):
+        killer = killer_a if i == 0 else killer_b
+        if killer < 0 or killer == skip or (i == 1 and killer == killer_a):
+            continue
+        origin = killer & 63
+        target = killer >> 6 & 63
+        from_bb = SQUARE_BB[origin]
+        if SQUARE_BB[target] & theirs or (target == ep_square and from_bb & pawns):
+            continue  # not quiet here
+        if not _legal_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours,
+                                  white_to_move, origin, target):
+            continue
+        out[n] = killer | _kind(from_bb, pawns, knights, bishops, rooks, queens) << 16
+        n += 1
+        if i == 0:
+            done_b = origin << 6 | target
+        else:
+            done_c = origin << 6 | target
+    quiets, _ = _quiet_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours,
+                                   white_to_move, lsb(kings & ours))
+    for index in _by_history_impl(quiets, history, done_a, done_b, done_c):
+        origin = index >> 6
+        out[n] = origin | (index & 63) << 6 | _kind(SQUARE_BB[origin], pawns, knights, bishops,
+                                                   rooks, queens) << 16
+        n += 1
+    for i in range(n_losing):
+        out[n] = losing[i]
+        n += 1
+    return out[:n], True
+
+
+@njit(cache=True, nogil=True)
+def _store(table, key, entries, depth, bound, score, move, generation, undo, counts):
+    """Stores a result, recording the words it replaces; False if the record is full (nothing
+    stored)."""
     n = counts[UNDO_LENGTH]
     if n + 3 > undo.shape[0]:
         return False
@@ -79,7 +205,7 @@ def _store(table, key, entries, bound, score, generation, undo, counts):
     undo[n + 1] = table[index]
     undo[n + 2] = table[index + U1]
     counts[UNDO_LENGTH] = n + 3
-    _store_impl(table, key, entries, 0, bound, score, 0, generation)
+    _store_impl(table, key, entries, depth, bound, score, move, generation)
     return True
 
 
@@ -96,10 +222,12 @@ def _undo_stores(table, undo, counts):
 
 @njit(cache=True, nogil=True)
 def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, key,
-            probed, ep_square, alpha, beta, ply, qply, last_target, recaptures_after,
-            delta_margin, table, entries, generation, weights, counts, budget, undo):
+            probed, ep_square, depth, alpha, beta, ply, qply, last_target, params, hash_code,
+            killer_a, killer_b, history, table, entries, generation, weights, counts, budget,
+            undo):
     if probed:  # the first node of the call
         counts[:] = 0
+        counts[KILLER] = -1
     occupied = pawns | knights | bishops | rooks | queens | kings
     black = occupied & ~white
     ours = white if white_to_move else black
@@ -107,6 +235,113 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
         return GAVE_UP
     if (ours & ~(pawns | kings)) == U0 or (kings & ours) == U0:
         return GAVE_UP
+    # Variables, not literals, for the recursive calls: numba would compile a second version of
+    # this function for a literal argument, and its cache cannot load that one.
+    no_square = ep_square - ep_square - 1
+    not_probed = probed != probed
+    horizon = depth - depth
+    promoting = pawns & ours & SEVENTH_RANK[1 if white_to_move else 0]
+    if depth > 0:
+        # ------------------------------------------------ a non-PV node one ply above the horizon
+        # Search.pvs from its step 6, with depth 1 and no check.
+        if promoting:
+            return GAVE_UP
+        counts[EVALUATIONS] += 1
+        static_eval = _evaluate_kernel(pawns, knights, bishops, rooks, queens, kings, white, black,
+                                       white_to_move, weights)
+        if abs(beta) < MATE_BOUND:
+            if static_eval + params[RAZOR] <= alpha:  # razoring
+                result = _search(pawns, knights, bishops, rooks, queens, kings, white, castling,
+                                 white_to_move, key, not_probed, ep_square, horizon, alpha,
+                                 alpha + 1, ply, horizon, last_target, params, hash_code, killer_a,
+                                 killer_b, history, table, entries, generation, weights, counts,
+                                 budget, undo)
+                if result <= alpha:  # GAVE_UP and OUT_OF_NODES too
+                    return result
+            if static_eval - params[REVERSE_FUTILITY] >= beta:  # reverse futility
+                return static_eval
+        moves, ordered = _frontier_moves(pawns, knights, bishops, rooks, queens, kings, ours,
+                                         white_to_move, ep_square, hash_code, killer_a, killer_b,
+                                         history)
+        if not ordered:
+            return GAVE_UP
+        futility_value = static_eval + params[FUTILITY]
+        futile = futility_value <= alpha
+        best_score = -INFINITY
+        best_move = 0
+        moves_searched = 0
+        cut_by_quiet = False
+        tried = np.empty(moves.shape[0], dtype=np.int64)  # quiet moves searched, as history indices
+        n_tried = 0
+        for code in moves:
+            origin = code & 63
+            target = code >> 6 & 63
+            is_quiet = (code >> 12 & 15) == 0
+            p, n, b, r, q, k, child_white, child_castling = _play(
+                code, pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move)
+            child_ep = no_square
+            if code >> 16 == 1 and (target - origin == 16 or origin - target == 16):
+                # A double step: the en passant file counts in the key if the capture is legal.
+                square = (origin + target) // 2
+                if _capture_kernel_impl(p, n, b, r, q, k, (child_white if not white_to_move
+                                                           else (p | n | b | r | q | k) & ~child_white),
+                                        U0, not white_to_move, square, U0).shape[0]:
+                    child_ep = square
+            child_key, gives_check = _key_kernel(p, n, b, r, q, k, child_white, child_castling,
+                                                 not white_to_move,
+                                                 child_ep & 7 if child_ep >= 0 else no_square)
+            not_lost = best_score > -TB_WIN_THRESHOLD
+            if is_quiet and moves_searched > 0 and not_lost and (
+                    futile or moves_searched >= params[LATE_MOVES]):
+                if not gives_check:  # futility and late-move pruning
+                    if futile and best_score < futility_value:
+                        best_score = futility_value
+                    continue
+            elif (not is_quiet and moves_searched > 0 and not_lost
+                    and _see_kernel(pawns, knights, bishops, rooks, queens, kings, white, origin,
+                                    target, white_to_move) < -params[SEE]):
+                continue  # SEE pruning
+            if gives_check:
+                return GAVE_UP  # the check extension makes the child a full node
+            child_beta = -beta if moves_searched == 0 else -alpha - 1
+            result = _search(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
+                             child_key, not_probed, child_ep, horizon, child_beta, -alpha, ply + 1,
+                             horizon, target, params, hash_code, killer_a, killer_b, history,
+                             table, entries, generation, weights, counts, budget, undo)
+            if result <= GAVE_UP:
+                return result
+            score = -result
+            moves_searched += 1
+            if score > best_score:
+                best_score = score
+                if score > alpha:
+                    best_move = origin | target << 6
+                    alpha = score
+                    if alpha >= beta:
+                        counts[CUTOFFS] += 1
+                        cut_by_quiet = is_quiet
+                        break
+            if is_quiet:
+                tried[n_tried] = origin << 6 | target
+                n_tried += 1
+        if moves_searched == 0:
+            return 0  # stalemate
+        if best_score >= beta:
+            bound = LOWER
+        elif best_move:
+            bound = EXACT
+        else:
+            bound = UPPER
+        if not _store(table, key, entries, depth, bound, _to_tt(best_score, ply), best_move,
+                      generation, undo, counts):
+            return GAVE_UP
+        if cut_by_quiet:  # the history here; the killer by the caller (counts[KILLER])
+            index = (best_move & 63) << 6 | best_move >> 6
+            _reward_impl(history, index, depth, tried[:n_tried])
+            counts[KILLER] = best_move
+        return best_score
+
+    # ---------------------------------------------------- a quiescence node (Search.quiescence)
     if not probed:  # the first node was counted and probed by the caller
         counts[NODES] += 1
         if ply > counts[SELDEPTH]:
@@ -123,7 +358,7 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
             if (tt_bound == EXACT or (tt_bound == LOWER and tt_score >= beta)
                     or (tt_bound == UPPER and tt_score <= alpha)):
                 return tt_score
-    promoting = pawns & ours & SEVENTH_RANK[1 if white_to_move else 0]
+    recaptures_after = params[RECAPTURES_AFTER]
     if promoting and qply < recaptures_after:
         return GAVE_UP
     original_alpha = alpha
@@ -131,7 +366,8 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
     stand_pat = _evaluate_kernel(pawns, knights, bishops, rooks, queens, kings, white, black,
                                  white_to_move, weights)
     if stand_pat >= beta:
-        if not _store(table, key, entries, LOWER, _to_tt(stand_pat, ply), generation, undo, counts):
+        if not _store(table, key, entries, 0, LOWER, _to_tt(stand_pat, ply), 0, generation, undo,
+                      counts):
             return GAVE_UP
         return stand_pat
     best_score = stand_pat
@@ -141,47 +377,29 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
     if qply >= recaptures_after:
         victims &= SQUARE_BB[last_target]
         ep_square = -1
-    # Variables, not literals, for the recursive call: numba would compile a second version of
-    # this function for a literal argument, and its cache cannot load that one.
-    no_square = ep_square - ep_square - 1
-    not_probed = probed != probed
     codes = _capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, victims,
                                  white_to_move, ep_square, promoting)
-    for i in range(codes.shape[0]):
-        code = codes[i]
+    for code in codes:
         origin = code & 63
         target = code >> 6 & 63
-        victim_type = code >> 12 & 7
-        mover_type = code >> 16
-        victim = _VALUE[victim_type]
+        victim = _VALUE[code >> 12 & 7]
         # Delta pruning, then captures that lose material, exactly as in Search.quiescence.
-        if stand_pat + victim + delta_margin <= alpha:
+        if stand_pat + victim + params[DELTA] <= alpha:
             break
-        if _VALUE[mover_type] > victim and _see_kernel(pawns, knights, bishops, rooks, queens,
+        if _VALUE[code >> 16] > victim and _see_kernel(pawns, knights, bishops, rooks, queens,
                                                        kings, white, origin, target,
                                                        white_to_move) < 0:
             continue
-        # The move, on copies of the bitboards.
-        from_bb = SQUARE_BB[origin]
-        to_bb = SQUARE_BB[target]
-        taken = to_bb
-        if victim_type == 1 and (to_bb & occupied) == U0:  # en passant
-            taken = SQUARE_BB[target - 8 if white_to_move else target + 8]
-        moved = from_bb | to_bb
-        p, n, b, r, q, k = _toggle(victim_type, taken, pawns, knights, bishops, rooks, queens, kings)
-        p, n, b, r, q, k = _toggle(mover_type, moved, p, n, b, r, q, k)
-        child_castling = castling & ~moved
-        if mover_type == 6:
-            child_castling &= ~_BACK_RANK[1 if white_to_move else 0]
-        child_white = (white ^ moved) if white_to_move else (white & ~taken)
+        p, n, b, r, q, k, child_white, child_castling = _play(
+            code, pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move)
         child_key, child_in_check = _key_kernel(p, n, b, r, q, k, child_white, child_castling,
                                                 not white_to_move, no_square)
         if child_in_check:
             return GAVE_UP
         result = _search(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
-                         child_key, not_probed, no_square, -beta, -alpha, ply + 1, qply + 1, target,
-                         recaptures_after, delta_margin, table, entries, generation, weights,
-                         counts, budget, undo)
+                         child_key, not_probed, no_square, horizon, -beta, -alpha, ply + 1,
+                         qply + 1, target, params, hash_code, killer_a, killer_b, history, table,
+                         entries, generation, weights, counts, budget, undo)
         if result <= GAVE_UP:
             return result
         score = -result
@@ -198,7 +416,8 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
         bound = EXACT
     else:
         bound = UPPER
-    if not _store(table, key, entries, bound, _to_tt(best_score, ply), generation, undo, counts):
+    if not _store(table, key, entries, 0, bound, _to_tt(best_score, ply), 0, generation, undo,
+                  counts):
         return GAVE_UP
     return best_score
 
@@ -206,17 +425,22 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
 # The recursive kernel is called from Python only: numba's cache cannot load a cached function
 # that calls a recursive one (the process crashes), so undoing the stores is a kernel of its own.
 _SIGNATURE = int64(uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean, uint64,
-                   boolean, int64, int64, int64, int64, int64, int64, int64, int64, uint64[::1],
-                   uint64, int64, int64[:, ::1], int64[::1], int64, uint64[::1])
+                   boolean, int64, int64, int64, int64, int64, int64, int64, int64[::1], int64,
+                   int64, int64, int64[::1], uint64[::1], uint64, int64, int64[:, ::1], int64[::1],
+                   int64, uint64[::1])
 
-quiescence = compile_kernel(_search, _SIGNATURE)
-"""``quiescence(pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move,
-key, probed, ep_square, alpha, beta, ply, qply, last_target, recaptures_after, delta_margin,
-table, entries, generation, weights, counts, budget, undo)``: the score of the position (its side
-to move not in check) as `Search.quiescence` finds it, OUT_OF_NODES when ``budget`` nodes are
+search = compile_kernel(_search, _SIGNATURE)
+"""``search(pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, key,
+probed, ep_square, depth, alpha, beta, ply, qply, last_target, params, hash_code, killer_a,
+killer_b, history, table, entries, generation, weights, counts, budget, undo)``: the score of the
+position (its side to move not in check) as `Search.pvs` at ``depth`` 1 in a non-PV node (from its
+step 6) or `Search.quiescence` at ``depth`` 0 finds it; OUT_OF_NODES when ``budget`` nodes are
 reached, or GAVE_UP (then `undo_stores` puts the table back). ``probed``: the caller has counted
-the first node and found no result for it in the table. ``counts`` gets the nodes, evaluations,
-cut-offs and deepest ply of the kernel's nodes (and the length of the undo record); ``undo`` has
-room for UNDO_STORES stores."""
+the first node and found no result for it in the table. ``params``: the pruning constants by the
+indices above. ``hash_code``, ``killer_a``, ``killer_b``: the node's table move and killers
+(origin | target << 6, -1 for none; the table move may carry a promotion << 12). ``history``: the
+side to move's history table, updated at a cut-off by a quiet move, whose code then goes to
+``counts[KILLER]``. ``counts`` gets the nodes, evaluations, cut-offs and deepest ply of the
+kernel's nodes (and the length of the undo record); ``undo`` has room for UNDO_STORES stores."""
 
 undo_stores = compile_kernel(_undo_stores, void(uint64[::1], uint64[::1], int64[::1]))

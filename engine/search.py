@@ -47,6 +47,15 @@ SEE_MARGIN = 100
 RAZOR_MARGIN = (0, 300, 550)  # by remaining depth: below alpha by this, ask quiescence first
 NULL_MOVE_DEPTH = 2  # the least remaining depth at which a null move is tried
 
+# The constants above that the compiled leaves use (engine/quiescence.py), at depth 1; that kernel
+# knows no null move, internal iterative reduction or late-move reduction, none of which apply there.
+KERNEL_PARAMS = np.zeros(compiled.PARAMS, dtype=np.int64)
+KERNEL_PARAMS[[compiled.RECAPTURES_AFTER, compiled.DELTA, compiled.RAZOR, compiled.REVERSE_FUTILITY,
+               compiled.FUTILITY, compiled.LATE_MOVES, compiled.SEE]] = (
+    RECAPTURES_ONLY_AFTER, DELTA_MARGIN, RAZOR_MARGIN[1], REVERSE_FUTILITY_MARGIN, FUTILITY_MARGIN[1],
+    LATE_MOVE_COUNT[1], SEE_MARGIN)
+assert NULL_MOVE_DEPTH > 1
+
 # Late-move reductions, by remaining depth and by the number of moves searched before this one.
 LMR_TABLE = [[0] * 64 for _ in range(MAX_DEPTH + 2)]
 for _d in range(1, MAX_DEPTH + 2):
@@ -130,8 +139,10 @@ class Search:
         self.tablebases = None  # an engine.tablebase.Tablebases, when the engine has them open
         # The static evaluation: the classical one, or the network's (UCI option "Use NNUE").
         self.evaluate: Callable[[chess.Board], int] = evaluate
-        # Quiescence by the numba kernel where it can (engine/quiescence.py); False: Python only.
+        # Quiescence, and non-PV nodes one ply above it, by the numba kernel where it can
+        # (engine/quiescence.py); False: Python only (the same tree, slower).
         self.compiled_quiescence = True
+        self.compiled_frontier = True
         self.soft_deadline: float | None = None
         self.hard_deadline: float | None = None
         self.flexible_from: float | None = None  # when the clock of a flexible soft limit started
@@ -346,6 +357,13 @@ class Search:
                 self.tt.store(key, depth, EXACT, score_to_tt(wdl_score, ply), None)
                 return wdl_score
 
+        # One ply above the horizon, a non-PV node's steps 6-10 and its quiescence below, by the
+        # numba kernel of engine/quiescence.py where it can.
+        if depth == 1 and not is_pv and not in_check and self._compiled_leaves():
+            score = self._run_kernel(1, alpha, beta, ply, 0, hash_move)
+            if score is not None:
+                return score
+
         # Step 6. Static evaluation (meaningless in check: every move there is forced).
         static_eval = -INFINITY if in_check else self._evaluate()
 
@@ -476,7 +494,7 @@ class Search:
                 return tt_score
         # The rest of this node and its whole tree in one call of a numba kernel, where it can.
         if not in_check and self.compiled_quiescence and self.evaluate is evaluate:
-            score = self._compiled_quiescence(alpha, beta, ply, qply)
+            score = self._run_kernel(0, alpha, beta, ply, qply, None)
             if score is not None:
                 return score
         original_alpha = alpha
@@ -532,33 +550,53 @@ class Search:
 
     # ------------------------------------------------------------------ helpers of the node
 
-    def _compiled_quiescence(self, alpha: int, beta: int, ply: int, qply: int) -> int | None:
-        """`quiescence` by the numba kernel of engine/quiescence.py (the same tree, one call),
-        from where the node has been counted and the table probed without a result; None where
-        the kernel leaves the node to the Python code."""
+    def _compiled_leaves(self) -> bool:
+        """Whether the kernel may search this node one ply above the horizon: it plays no
+        castling (nor knows another evaluation)."""
+        board = self.board
+        return (self.compiled_frontier and self.evaluate is evaluate
+                and not board.castling_rights & board.occupied_co[board.turn])
+
+    def _run_kernel(self, depth: int, alpha: int, beta: int, ply: int, qply: int,
+                    hash_move: chess.Move | None) -> int | None:
+        """The rest of the node by the numba kernel of engine/quiescence.py (the same tree, one
+        call): at ``depth`` 0 `quiescence`, at ``depth`` 1 a non-PV `pvs` node not in check from
+        its step 6; in either, from where the node has been counted and the table probed without
+        a result. None where the kernel leaves the node to the Python code."""
         board = self.board
         ep_square = board.ep_square
         if ep_square is None or chess.square_rank(ep_square) != (5 if board.turn else 2):
             ep_square = -1
         last_target = board.peek().to_square if qply >= RECAPTURES_ONLY_AFTER else 0
+        hash_code = killer_a = killer_b = -1
+        if depth:
+            if hash_move is not None:
+                hash_code = hash_move.from_square | hash_move.to_square << 6 | (hash_move.promotion or 0) << 12
+            first, second = self.tables.killers[ply]
+            if first is not None:
+                killer_a = first.from_square | first.to_square << 6
+            if second is not None:
+                killer_b = second.from_square | second.to_square << 6
         counts = self.kernel_counts
         budget = compiled.NO_BUDGET if self.node_limit is None else self.node_limit - self.total_nodes()
         tt = self.tt
-        occupied_co = board.occupied_co
-        score = compiled.quiescence(
+        score = compiled.search(
             board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
-            occupied_co[chess.WHITE], board.castling_rights, board.turn, self.keys[-1], True,
-            ep_square, alpha, beta, ply, qply, last_target, RECAPTURES_ONLY_AFTER, DELTA_MARGIN,
-            tt.table, tt.entries, tt.generation, classical.WEIGHTS, counts, budget, self.kernel_undo)
+            board.occupied_co[chess.WHITE], board.castling_rights, board.turn, self.keys[-1], True,
+            ep_square, depth, alpha, beta, ply, qply, last_target, KERNEL_PARAMS, hash_code,
+            killer_a, killer_b, self.tables.history[board.turn], tt.table, tt.entries,
+            tt.generation, classical.WEIGHTS, counts, budget, self.kernel_undo)
         if score == compiled.GAVE_UP:
             compiled.undo_stores(tt.table, self.kernel_undo, counts)
             return None  # the table as it was: the Python search does the node
-        nodes, evaluations, cutoffs, seldepth, _ = counts.tolist()
+        nodes, evaluations, cutoffs, seldepth, _, killer = counts.tolist()
         self.nodes += nodes
         self.evaluations += evaluations
         self.cutoffs += cutoffs
         if seldepth > self.seldepth:
             self.seldepth = seldepth
+        if killer >= 0:
+            self.tables.record_killer(chess.Move(killer & 63, killer >> 6), ply)
         if score == compiled.OUT_OF_NODES:
             raise SearchAborted
         if self.nodes >= self.next_check:

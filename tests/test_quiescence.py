@@ -1,5 +1,6 @@
-"""The compiled quiescence search (engine/quiescence.py) is the Python one (Search.quiescence),
-only faster: the same score, nodes and table wherever it searches, and no trace where it gives up."""
+"""The compiled leaves (engine/quiescence.py) are the Python search (Search.quiescence, and
+Search.pvs one ply above the horizon), only faster: the same score, nodes, table and move-ordering
+tables wherever the kernel searches, and no trace where it gives up."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import numpy as np
 from engine import quiescence as compiled
 from engine.bench import POSITIONS
 from engine.evaluate import evaluate
-from engine.search import INFINITY, RECAPTURES_ONLY_AFTER, Search
+from engine.search import INFINITY, RECAPTURES_ONLY_AFTER, Search, SearchResult
 from engine.timeman import Limits
 from engine.tt import TranspositionTable
 
@@ -45,13 +46,13 @@ def both_searches(board: chess.Board, alpha: int, beta: int,
     kernel = Search(TranspositionTable(1))
     kernel.prepare(board, Limits())
     results = []
-    compiled_quiescence = kernel._compiled_quiescence
+    run_kernel = kernel._run_kernel
 
     def recording(*args: int) -> int | None:
-        results.append(compiled_quiescence(*args))
+        results.append(run_kernel(*args))
         return results[-1]
 
-    kernel._compiled_quiescence = recording
+    kernel._run_kernel = recording
     kernel_score = kernel.quiescence(alpha, beta, 1, qply)
     return python, python_score, kernel, kernel_score, bool(results) and results[0] is not None
 
@@ -82,7 +83,7 @@ def test_compiled_quiescence_leaves_the_table_as_it_was_when_it_gives_up() -> No
     search.prepare(board, Limits())
     search.tt.store(12345, 3, 0, 77, None)
     before = search.tt.table.copy()
-    assert search._compiled_quiescence(-INFINITY, INFINITY, 1, 0) is None
+    assert search._run_kernel(0, -INFINITY, INFINITY, 1, 0, None) is None
     assert np.array_equal(search.tt.table, before)
     assert search.nodes == 0 and search.evaluations == 0
     # The Python search then does the node, and its children are again offered to the kernel.
@@ -95,10 +96,83 @@ def test_compiled_quiescence_stops_at_the_node_budget() -> None:
     search.prepare(board, Limits(nodes=3))
     search.nodes = 1  # the node itself, counted by the caller
     try:
-        search._compiled_quiescence(-INFINITY, INFINITY, 1, 0)
+        search._run_kernel(0, -INFINITY, INFINITY, 1, 0, None)
     except Exception as stop:  # SearchAborted
         assert type(stop).__name__ == "SearchAborted"
     else:
         raise AssertionError("the search went on past its node limit")
     assert search.nodes == 3
     assert compiled.OUT_OF_NODES < compiled.GAVE_UP
+
+
+def searched(board: chess.Board, depth: int, compiled_frontier: bool,
+             frontier_calls: list[bool]) -> tuple[Search, SearchResult]:
+    """A fresh search of ``board`` to ``depth``; ``frontier_calls`` gets, for each frontier node
+    offered to the kernel, whether the kernel searched it."""
+    search = Search(TranspositionTable(1))
+    search.compiled_frontier = compiled_frontier
+    run_kernel = search._run_kernel
+
+    def recording(depth: int, *args: object) -> int | None:
+        result = run_kernel(depth, *args)
+        if depth == 1:
+            frontier_calls.append(result is not None)
+        return result
+
+    search._run_kernel = recording
+    return search, search.run(board, Limits(depth=depth))
+
+
+def test_compiled_frontier_searches_the_same_tree_as_the_python_search() -> None:
+    frontier_calls: list[bool] = []
+    boards = positions_along_random_games(40, seed=11) + [chess.Board(fen) for fen in POSITIONS[1:13]]
+    for board in boards:
+        python, python_result = searched(board, 4, False, [])
+        kernel, kernel_result = searched(board, 4, True, frontier_calls)
+        assert (kernel_result.best_move, kernel_result.score, kernel_result.pv) == (
+            python_result.best_move, python_result.score, python_result.pv), board.fen()
+        assert (kernel.nodes, kernel.evaluations, kernel.cutoffs, kernel.seldepth) == (
+            python.nodes, python.evaluations, python.cutoffs, python.seldepth), board.fen()
+        assert np.array_equal(kernel.tt.table, python.tt.table), board.fen()
+        for colour in chess.COLORS:
+            assert np.array_equal(kernel.tables.history[colour], python.tables.history[colour]), board.fen()
+        assert kernel.tables.killers == python.tables.killers, board.fen()
+    # Most frontier nodes are searched by the kernel (it gives up on checks, promotions,
+    # castling rights and sides without pieces).
+    assert sum(frontier_calls) > 0.6 * len(frontier_calls) > 1000
+
+
+def test_compiled_frontier_leaves_no_trace_when_it_gives_up(monkeypatch) -> None:
+    undone: list[int] = []  # the length of the undo record at each give-up
+    undo_stores = compiled.undo_stores
+
+    def recording_undo(table: np.ndarray, record: np.ndarray, counts: np.ndarray) -> None:
+        undone.append(int(counts[compiled.UNDO_LENGTH]))
+        undo_stores(table, record, counts)
+
+    monkeypatch.setattr(compiled, "undo_stores", recording_undo)
+    give_ups_after_stores = 0
+    for board in positions_along_random_games(15, seed=12):
+        search = Search(TranspositionTable(1))
+        run_kernel = search._run_kernel
+
+        def checking(depth: int, alpha: int, beta: int, ply: int, *args: object) -> int | None:
+            if depth != 1:
+                return run_kernel(depth, alpha, beta, ply, *args)
+            table = search.tt.table.copy()
+            history = [h.copy() for h in search.tables.history]
+            killers = list(search.tables.killers[ply])
+            counted = (search.nodes, search.evaluations, search.cutoffs, search.seldepth)
+            result = run_kernel(depth, alpha, beta, ply, *args)
+            if result is None:
+                nonlocal give_ups_after_stores
+                give_ups_after_stores += undone[-1] > 0
+                assert np.array_equal(search.tt.table, table)
+                assert all(np.array_equal(h, before) for h, before in zip(search.tables.history, history))
+                assert search.tables.killers[ply] == killers
+                assert (search.nodes, search.evaluations, search.cutoffs, search.seldepth) == counted
+            return result
+
+        search._run_kernel = checking
+        search.run(board, Limits(depth=4))
+    assert give_ups_after_stores >= 10
