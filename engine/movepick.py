@@ -46,7 +46,7 @@ class OrderingTables:
     """Killer moves per ply and a butterfly history table per colour, shared by one search.
 
     The history is a numpy array per colour, indexed by ``from << 6 | to``: the compiled last ply of the search
-    (engine/quiescence.py) orders its quiet moves by it and rewards its own cut-offs in it.
+    (engine/leaves.py) orders its quiet moves by it and rewards its own cut-offs in it.
     """
 
     def __init__(self, max_ply: int = 128) -> None:

@@ -18,7 +18,7 @@ import chess
 import numpy as np
 
 from engine import evaluate as classical
-from engine import quiescence as compiled
+from engine import leaves
 from engine.endgame import with_endgame_knowledge
 from engine.evaluate import evaluate
 from engine.makemove import push
@@ -47,11 +47,11 @@ SEE_MARGIN = 100
 RAZOR_MARGIN = (0, 300, 550)  # by remaining depth: below alpha by this, ask quiescence first
 NULL_MOVE_DEPTH = 2  # the least remaining depth at which a null move is tried
 
-# The constants above that the compiled leaves use (engine/quiescence.py), at depth 1; that kernel
+# The constants above that the compiled leaves use (engine/leaves.py), at depth 1; that kernel
 # knows no null move, internal iterative reduction or late-move reduction, none of which apply there.
-KERNEL_PARAMS = np.zeros(compiled.PARAMS, dtype=np.int64)
-KERNEL_PARAMS[[compiled.RECAPTURES_AFTER, compiled.DELTA, compiled.RAZOR, compiled.REVERSE_FUTILITY,
-               compiled.FUTILITY, compiled.LATE_MOVES, compiled.SEE]] = (
+KERNEL_PARAMS = np.zeros(leaves.PARAMS, dtype=np.int64)
+KERNEL_PARAMS[[leaves.RECAPTURES_AFTER, leaves.DELTA, leaves.RAZOR, leaves.REVERSE_FUTILITY,
+               leaves.FUTILITY, leaves.LATE_MOVES, leaves.SEE]] = (
     RECAPTURES_ONLY_AFTER, DELTA_MARGIN, RAZOR_MARGIN[1], REVERSE_FUTILITY_MARGIN, FUTILITY_MARGIN[1],
     LATE_MOVE_COUNT[1], SEE_MARGIN)
 assert NULL_MOVE_DEPTH > 1
@@ -140,7 +140,7 @@ class Search:
         # The static evaluation: the classical one, or the network's (UCI option "Use NNUE").
         self.evaluate: Callable[[chess.Board], int] = evaluate
         # Quiescence, and non-PV nodes one ply above it, by the numba kernel where it can
-        # (engine/quiescence.py); False: Python only (the same tree, slower).
+        # (engine/leaves.py); False: Python only (the same tree, slower).
         self.compiled_quiescence = True
         self.compiled_frontier = True
         self.soft_deadline: float | None = None
@@ -235,8 +235,8 @@ class Search:
         self.tables.age()
         self._load_history(board)
         self.pv_table: list[list[chess.Move]] = [[] for _ in range(MAX_PLY + 2)]
-        self.kernel_counts = np.zeros(compiled.COUNTS, dtype=np.int64)
-        self.kernel_undo = np.zeros(3 * compiled.UNDO_STORES, dtype=np.uint64)
+        self.kernel_counts = np.zeros(leaves.COUNTS, dtype=np.int64)
+        self.kernel_undo = np.zeros(3 * leaves.UNDO_STORES, dtype=np.uint64)
 
     def set_budget(self, budget: TimeBudget | None) -> None:
         """Sets the deadlines, counted from now: before `run`, or during it (at `ponderhit`)."""
@@ -358,7 +358,7 @@ class Search:
                 return wdl_score
 
         # One ply above the horizon, a non-PV node's steps 6-10 and its quiescence below, by the
-        # numba kernel of engine/quiescence.py where it can.
+        # numba kernel of engine/leaves.py where it can.
         if depth == 1 and not is_pv and not in_check and self._compiled_leaves():
             score = self._run_kernel(1, alpha, beta, ply, 0, hash_move)
             if score is not None:
@@ -559,7 +559,7 @@ class Search:
 
     def _run_kernel(self, depth: int, alpha: int, beta: int, ply: int, qply: int,
                     hash_move: chess.Move | None) -> int | None:
-        """The rest of the node by the numba kernel of engine/quiescence.py (the same tree, one
+        """The rest of the node by the numba kernel of engine/leaves.py (the same tree, one
         call): at ``depth`` 0 `quiescence`, at ``depth`` 1 a non-PV `pvs` node not in check from
         its step 6; in either, from where the node has been counted and the table probed without
         a result. None where the kernel leaves the node to the Python code."""
@@ -578,16 +578,16 @@ class Search:
             if second is not None:
                 killer_b = second.from_square | second.to_square << 6
         counts = self.kernel_counts
-        budget = compiled.NO_BUDGET if self.node_limit is None else self.node_limit - self.total_nodes()
+        budget = leaves.NO_BUDGET if self.node_limit is None else self.node_limit - self.total_nodes()
         tt = self.tt
-        score = compiled.search(
+        score = leaves.search(
             board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
             board.occupied_co[chess.WHITE], board.castling_rights, board.turn, self.keys[-1], True,
             ep_square, depth, alpha, beta, ply, qply, last_target, KERNEL_PARAMS, hash_code,
             killer_a, killer_b, self.tables.history[board.turn], tt.table, tt.entries,
             tt.generation, classical.WEIGHTS, counts, budget, self.kernel_undo)
-        if score == compiled.GAVE_UP:
-            compiled.undo_stores(tt.table, self.kernel_undo, counts)
+        if score == leaves.GAVE_UP:
+            leaves.undo_stores(tt.table, self.kernel_undo, counts)
             return None  # the table as it was: the Python search does the node
         nodes, evaluations, cutoffs, seldepth, _, killer = counts.tolist()
         self.nodes += nodes
@@ -597,7 +597,7 @@ class Search:
             self.seldepth = seldepth
         if killer >= 0:
             self.tables.record_killer(chess.Move(killer & 63, killer >> 6), ply)
-        if score == compiled.OUT_OF_NODES:
+        if score == leaves.OUT_OF_NODES:
             raise SearchAborted
         if self.nodes >= self.next_check:
             self._check_limits()

@@ -1,4 +1,4 @@
-"""The compiled leaves (engine/quiescence.py) are the Python search (Search.quiescence, and
+"""The compiled leaves (engine/leaves.py) are the Python search (Search.quiescence, and
 Search.pvs one ply above the horizon), only faster: the same score, nodes, table and move-ordering
 tables wherever the kernel searches, and no trace where it gives up."""
 
@@ -9,7 +9,7 @@ import random
 import chess
 import numpy as np
 
-from engine import quiescence as compiled
+from engine import leaves as compiled
 from engine.bench import POSITIONS
 from engine.evaluate import evaluate
 from engine.search import INFINITY, RECAPTURES_ONLY_AFTER, Search, SearchResult

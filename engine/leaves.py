@@ -1,17 +1,20 @@
-"""The quiescence search in one numba kernel: captures below the horizon, played on the bitboards.
+"""The search's leaves in one numba kernel: the last full-width ply and the quiescence below it.
 
-Half of the search's nodes are quiescence nodes, and in Python each of them crosses into numba
-several times (key, table, evaluation, capture list, exchange) and pays for python-chess moves and
-boards besides. `quiescence` searches a whole quiescence tree in one call, with those same
-kernels and the same steps as `Search.quiescence` (engine/search.py): the same captures in the
-same order, the same pruning, the same table entries. That Python method stays the reference and
-does what the kernel leaves to it. The kernel gives up (returns GAVE_UP) on meeting, anywhere in
-its tree, a side in check (evasions need python-chess's full move generator), a pawn about to
-promote, a side with no pieces but pawns (it may be stalemated) or a bare king (scored by
-engine/endgame.py). It then puts back every table entry it overwrote, so that the Python search
-finds the table as it was and searches exactly the tree it would have searched alone (the bench
-signature is the same with and without the kernel): the kernel's work on that tree is lost, but
-most quiescence trees are searched whole by the kernel.
+Most of the search's nodes are at the bottom of the tree: quiescence nodes, and the non-PV nodes one
+ply above the horizon whose children they are. In Python each of them crosses into numba several
+times (key, table, evaluation, move lists, exchange) and pays for python-chess moves and boards
+besides. `search` searches such a node with its whole tree in one call, playing the moves on the
+bitboards with the kernels the search already has, in the same steps as `Search.pvs` (from its
+step 6, at depth 1) and `Search.quiescence` in engine/search.py: the same moves in the same order,
+the same pruning, the same table entries and history. Those Python methods stay the reference and
+do what the kernel leaves to them. The kernel gives up (returns GAVE_UP) on meeting, anywhere in
+its tree, a side in check (evasions need python-chess's full move generator; one ply above the
+horizon a check is also extended to a full node), a pawn about to promote, a side with no pieces
+but pawns (it may be stalemated) or a bare king (scored by engine/endgame.py), and the caller does
+not offer it a node whose side to move may castle. It then puts back every table entry it
+overwrote (it changes history and killers only when it returns a score), so the Python search
+searches exactly the tree it would have searched alone: the bench signature is the same with and
+without the kernel.
 """
 
 from __future__ import annotations
