@@ -32,6 +32,7 @@ from numba.types import Tuple
 from engine.bitboards import (BISHOP_DIRS, KING_ATTACKS, KNIGHT_ATTACKS, LINE, PAWN_ATTACKS, RANK_3,
                               RANK_6, ROOK_DIRS, S8, SEVENTH_RANK, SQUARE_BB, attacked_by,
                               U0, compile_kernel, lsb, msb, pinned_pieces, slider_attacks)
+from engine.movegen import evasion_kernel
 from engine.score import PIECE_VALUE
 from engine.see import see
 
@@ -155,8 +156,17 @@ def captures(board: chess.Board, in_check: bool = False, underpromotions: bool =
     ``targets``, only captures on those squares (and no promotions) when not in check.
     """
     us = board.turn
-    if in_check or not board.kings & board.occupied_co[us]:
-        # Evasions are few; python-chess's own generator knows which captures resolve the check.
+    if in_check and board.kings & board.occupied_co[us]:
+        codes = evasion_kernel(board.pawns, board.knights, board.bishops, board.rooks, board.queens,
+                               board.kings, board.occupied_co[us], us, _ep_square(board), False)
+        for code in codes.tolist():
+            promotion = code >> 12 & 7
+            if underpromotions or promotion in (0, chess.QUEEN):
+                yield (chess.Move(code & 63, code >> 6 & 63, promotion or None),
+                       PIECE_VALUE[code >> 16 & 7], PIECE_VALUE[code >> 20])
+        return
+    if not board.kings & board.occupied_co[us]:
+        # No king (a position set up by hand): python-chess's own generator.
         moves = captures_and_promotions(board)
         for move in moves:
             if underpromotions or move.promotion in (None, chess.QUEEN):
@@ -188,6 +198,12 @@ def captures(board: chess.Board, in_check: bool = False, underpromotions: bool =
     if underpromotions:
         for move in under:
             yield move, PIECE_VALUE[board.piece_type_at(move.to_square) or 0], PIECE_VALUE[chess.PAWN]
+
+
+def _ep_square(board: chess.Board) -> int:
+    """The en passant square for the side to move, or -1."""
+    ep_square = board.ep_square
+    return -1 if ep_square is None else ep_square
 
 
 def captures_and_promotions(board: chess.Board) -> list[chess.Move]:
@@ -278,7 +294,10 @@ def quiet_move_codes(board: chess.Board, in_check: bool) -> np.ndarray:
     """`quiet_move_indices` as an int64 array."""
     us = board.turn
     king = board.king(us)
-    if in_check or king is None:
+    if in_check and king is not None:
+        return evasion_kernel(board.pawns, board.knights, board.bishops, board.rooks, board.queens,
+                              board.kings, board.occupied_co[us], us, _ep_square(board), True)
+    if king is None:
         not_captures = chess.BB_ALL & ~board.occupied_co[not us]
         return np.array([move.from_square << 6 | move.to_square
                          for move in board.generate_legal_moves(chess.BB_ALL, not_captures)

@@ -1,0 +1,71 @@
+"""The numba move lists are python-chess's: the same moves in the same order (the order decides
+ties in move ordering, so the search's tree depends on it)."""
+
+from __future__ import annotations
+
+import random
+
+import chess
+
+from engine.bench import POSITIONS
+from engine.movepick import captures, captures_and_promotions, quiet_move_codes
+from engine.score import PIECE_VALUE
+
+# Positions in check where the evasions include an en passant capture, a promotion that blocks,
+# a capture that promotes, and only king moves (double check).
+SPECIAL_EVASIONS = [
+    "8/8/8/2k5/3Pp3/8/8/4K3 b - d3 0 1",  # d4+ : ...exd3 e.p. takes the checking pawn
+    "3r3k/2P5/8/8/8/8/8/3K4 w - - 0 1",  # cxd8=Q and the under-promotions
+    "r6K/1P6/8/8/8/8/8/k7 w - - 0 1",  # b8=Q blocks, bxa8=Q takes
+    "4k3/8/8/8/8/5n2/8/r3K3 w - - 0 1",  # double check
+    "4k3/8/8/8/8/8/1p6/KR5r w - - 0 1",
+]
+
+
+def positions_in_check(count: int, seed: int) -> list[chess.Board]:
+    """Positions in check along random games from the bench positions (checks preferred)."""
+    rng = random.Random(seed)
+    boards = [chess.Board(fen) for fen in SPECIAL_EVASIONS]
+    while len(boards) < count:
+        board = chess.Board(rng.choice(POSITIONS[:30]))
+        for _ in range(rng.randrange(1, 60)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            checks = [move for move in moves if board.gives_check(move)]
+            board.push(rng.choice(checks if checks and rng.random() < 0.5 else moves))
+            if board.is_check():
+                boards.append(board.copy())
+    return boards
+
+
+def test_evasion_captures_are_python_chess_captures_in_mvv_lva_order() -> None:
+    for board in positions_in_check(3000, seed=5):
+        listed = list(captures(board, in_check=True))
+        assert [move for move, _, _ in listed] == captures_and_promotions(board), board.fen()
+        for move, victim, attacker in listed:
+            victim_type = board.piece_type_at(move.to_square) or (chess.PAWN if move.promotion is None else 0)
+            assert (victim, attacker) == (PIECE_VALUE[victim_type],
+                                          PIECE_VALUE[board.piece_type_at(move.from_square)]), board.fen()
+
+
+def test_quiet_evasions_are_python_chess_evasions_in_its_order() -> None:
+    for board in positions_in_check(3000, seed=6):
+        expected = [move.from_square << 6 | move.to_square
+                    for move in board.generate_legal_moves(chess.BB_ALL, ~board.occupied_co[not board.turn])
+                    if move.promotion is None and not board.is_en_passant(move)]
+        assert quiet_move_codes(board, True).tolist() == expected, board.fen()
+
+
+def test_special_evasions_are_listed() -> None:
+    # The en passant capture of a checking pawn, a block by promotion, and a double check with
+    # king moves only.
+    board = chess.Board(SPECIAL_EVASIONS[0])
+    assert board.is_check()
+    assert chess.Move.from_uci("e4d3") in [move for move, _, _ in captures(board, in_check=True)]
+    board = chess.Board(SPECIAL_EVASIONS[2])
+    assert chess.Move.from_uci("b7b8q") in [move for move, _, _ in captures(board, in_check=True)]
+    board = chess.Board(SPECIAL_EVASIONS[3])
+    assert len(board.checkers()) == 2
+    assert all(chess.Move(code >> 6, code & 63).from_square == chess.E1
+               for code in quiet_move_codes(board, True).tolist())
