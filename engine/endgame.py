@@ -13,7 +13,10 @@ search's business: quiescence checks a side without pieces for a move.)
 from __future__ import annotations
 
 import chess
+import numpy as np
+from numba import boolean, int64, njit, uint64
 
+from engine.bitboards import U0, U1, compile_kernel, lsb, popcount
 from engine.score import PIECE_VALUE  # material on the usual centipawn scale
 
 # Centipawns per step: the lone king's distance from the centre (0..6), the kings' distance
@@ -23,6 +26,11 @@ EDGE_BONUS = 20
 CLOSE_BONUS = 10
 CORNER_BONUS = 20
 
+NO_RULE = -(1 << 40)  # the kernel's answer where the rule does not apply
+
+_VALUE = np.array(PIECE_VALUE, dtype=np.int64)
+_LIGHT_SQUARES = np.uint64(chess.BB_LIGHT_SQUARES)
+_DARK_SQUARES = np.uint64(chess.BB_DARK_SQUARES)
 _DARK_CORNERS = (chess.A1, chess.H8)
 _LIGHT_CORNERS = (chess.A8, chess.H1)
 
@@ -32,11 +40,8 @@ def with_endgame_knowledge(board: chess.Board, score: int) -> int:
     white, black = board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK]
     if white & (white - 1) and black & (black - 1):
         return score  # neither king is alone: the usual case, kept cheap
-    strong = chess.WHITE if black & (black - 1) == 0 else chess.BLACK
-    won = bare_king_score(board, strong)
-    if won is None:
-        return score
-    return won if board.turn == strong else -won
+    return _kernel(board.pawns, board.knights, board.bishops, board.rooks, board.queens,
+                   board.kings, white, board.turn, score)
 
 
 def bare_king_rule_applies(board: chess.Board) -> bool:
@@ -47,25 +52,58 @@ def bare_king_rule_applies(board: chess.Board) -> bool:
 def bare_king_score(board: chess.Board, strong: chess.Color) -> int | None:
     """The score for ``strong`` if the other side has a bare king and ``strong`` the men to mate
     without promoting a pawn (None otherwise)."""
-    own, theirs = board.occupied_co[strong], board.occupied_co[not strong]
-    if theirs & (theirs - 1):
-        return None
-    bishops, knights = board.bishops & own, board.knights & own
-    heavy = (board.queens | board.rooks) & own
-    both_colours = bool(bishops & chess.BB_LIGHT_SQUARES) and bool(bishops & chess.BB_DARK_SQUARES)
-    if not (heavy or both_colours or (bishops and knights)):
-        return None
-    material = sum(PIECE_VALUE[piece] * chess.popcount(board.pieces_mask(piece, strong))
-                   for piece in range(chess.PAWN, chess.KING))
-    lone = board.king(not strong)
-    bonus = CLOSE_BONUS * (7 - chess.square_distance(lone, board.king(strong)))
+    own = board.occupied_co[strong]
+    score = _bare_king_score(board.knights & own, board.bishops & own, board.rooks & own,
+                             board.queens & own, board.kings & own, board.occupied_co[not strong])
+    return None if score == NO_RULE else score
+
+
+@njit(cache=True, nogil=True)
+def _distance(a, b):
+    return max(abs((a & 7) - (b & 7)), abs((a >> 3) - (b >> 3)))
+
+
+@njit(cache=True, nogil=True)
+def _bare_king_score(knights, bishops, rooks, queens, king, theirs):
+    """`bare_king_score` over the strong side's men and the other side's (NO_RULE if none)."""
+    if theirs & (theirs - U1):
+        return NO_RULE
+    heavy = queens | rooks
+    both_colours = (bishops & _LIGHT_SQUARES) != U0 and (bishops & _DARK_SQUARES) != U0
+    if heavy == U0 and not both_colours and (bishops == U0 or knights == U0):
+        return NO_RULE
+    material = (_VALUE[2] * popcount(knights) + _VALUE[3] * popcount(bishops)
+                + _VALUE[4] * popcount(rooks) + _VALUE[5] * popcount(queens))
+    lone = lsb(theirs)
+    bonus = CLOSE_BONUS * (7 - _distance(lone, lsb(king)))
+    file, rank = lone & 7, lone >> 3
     if heavy or both_colours:
-        return material + bonus + EDGE_BONUS * _centre_distance(lone)
-    corners = _LIGHT_CORNERS if bishops & chess.BB_LIGHT_SQUARES else _DARK_CORNERS
-    corner_distance = min(chess.square_manhattan_distance(lone, c) for c in corners)
+        centre = max(3 - file, file - 4) + max(3 - rank, rank - 4)
+        return material + bonus + EDGE_BONUS * centre
+    corners = _LIGHT_CORNERS if bishops & _LIGHT_SQUARES else _DARK_CORNERS
+    corner_distance = 14
+    for corner in corners:
+        corner_distance = min(corner_distance, abs(file - (corner & 7)) + abs(rank - (corner >> 3)))
     return material + bonus + CORNER_BONUS * (14 - corner_distance)
 
 
-def _centre_distance(square: chess.Square) -> int:
-    file, rank = chess.square_file(square), chess.square_rank(square)
-    return max(3 - file, file - 4) + max(3 - rank, rank - 4)
+@njit(cache=True, nogil=True)
+def with_endgame_knowledge_kernel(pawns, knights, bishops, rooks, queens, kings, white,
+                                  white_to_move, score):
+    """`with_endgame_knowledge` over the bitboards."""
+    black = (pawns | knights | bishops | rooks | queens | kings) & ~white
+    if white & (white - U1) and black & (black - U1):
+        return score
+    for strong_is_white in (True, False):
+        own, theirs = (white, black) if strong_is_white else (black, white)
+        won = _bare_king_score(knights & own, bishops & own, rooks & own, queens & own,
+                               kings & own, theirs)
+        if won != NO_RULE:
+            return won if white_to_move == strong_is_white else -won
+    return score
+
+
+_kernel = compile_kernel(with_endgame_knowledge_kernel,
+                         int64(uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean, int64))
+_bare_king_score = compile_kernel(_bare_king_score,
+                                  int64(uint64, uint64, uint64, uint64, uint64, uint64))

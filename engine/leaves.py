@@ -8,13 +8,11 @@ bitboards with the kernels the search already has, in the same steps as `Search.
 step 6, at depth 1) and `Search.quiescence` in engine/search.py: the same moves in the same order,
 the same pruning, the same table entries and history. Those Python methods stay the reference and
 do what the kernel leaves to them. The kernel gives up (returns GAVE_UP) on meeting, anywhere in
-its tree, a side in check (evasions need python-chess's full move generator; one ply above the
-horizon a check is also extended to a full node), a pawn about to promote, a side with no pieces
-but pawns (it may be stalemated) or a bare king (scored by engine/endgame.py), and the caller does
-not offer it a node whose side to move may castle. It then puts back every table entry it
-overwrote (it changes history and killers only when it returns a score), so the Python search
-searches exactly the tree it would have searched alone: the bench signature is the same with and
-without the kernel.
+its tree, a side in check (one ply above the horizon a check is extended to a full node, with the
+draw rules of a full node) or a pawn about to promote, and the caller does not offer it a node
+whose side to move may castle. It then puts back every table entry it overwrote (it changes
+history and killers only when it returns a score), so the Python search searches exactly the tree
+it would have searched alone: the bench signature is the same with and without the kernel.
 """
 
 from __future__ import annotations
@@ -23,6 +21,7 @@ import numpy as np
 from numba import boolean, int64, njit, uint64, void
 
 from engine.bitboards import SEVENTH_RANK, SQUARE_BB, U0, U1, compile_kernel, lsb
+from engine.endgame import with_endgame_knowledge_kernel
 from engine.evaluate import _evaluate_kernel
 from engine.movepick import (_by_history_impl, _capture_kernel_impl, _legal_kernel_impl,
                              _quiet_kernel_impl, _reward_impl)
@@ -74,6 +73,16 @@ def _toggle(kind, squares, pawns, knights, bishops, rooks, queens, kings):
     else:
         kings ^= squares
     return pawns, knights, bishops, rooks, queens, kings
+
+
+@njit(cache=True, nogil=True)
+def _static_score(pawns, knights, bishops, rooks, queens, kings, white, black, white_to_move,
+                  weights):
+    """`Search._evaluate`: the evaluation, or the score of a won ending against a bare king."""
+    return with_endgame_knowledge_kernel(
+        pawns, knights, bishops, rooks, queens, kings, white, white_to_move,
+        _evaluate_kernel(pawns, knights, bishops, rooks, queens, kings, white, black, white_to_move,
+                         weights))
 
 
 @njit(cache=True, nogil=True)
@@ -234,9 +243,7 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
     occupied = pawns | knights | bishops | rooks | queens | kings
     black = occupied & ~white
     ours = white if white_to_move else black
-    if (white & (white - U1)) == U0 or (black & (black - U1)) == U0:
-        return GAVE_UP
-    if (ours & ~(pawns | kings)) == U0 or (kings & ours) == U0:
+    if (kings & ours) == U0:
         return GAVE_UP
     # Variables, not literals, for the recursive calls: numba would compile a second version of
     # this function for a literal argument, and its cache cannot load that one.
@@ -250,8 +257,8 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
         if promoting:
             return GAVE_UP
         counts[EVALUATIONS] += 1
-        static_eval = _evaluate_kernel(pawns, knights, bishops, rooks, queens, kings, white, black,
-                                       white_to_move, weights)
+        static_eval = _static_score(pawns, knights, bishops, rooks, queens, kings, white, black,
+                                    white_to_move, weights)
         if abs(beta) < MATE_BOUND:
             if static_eval + params[RAZOR] <= alpha:  # razoring
                 result = _search(pawns, knights, bishops, rooks, queens, kings, white, castling,
@@ -353,8 +360,8 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
             return OUT_OF_NODES
         if ply >= MAX_PLY:
             counts[EVALUATIONS] += 1
-            return _evaluate_kernel(pawns, knights, bishops, rooks, queens, kings, white, black,
-                                    white_to_move, weights)
+            return _static_score(pawns, knights, bishops, rooks, queens, kings, white, black,
+                                 white_to_move, weights)
         tt_depth, tt_bound, tt_score, _ = _probe_impl(table, key, entries)
         if tt_depth != MISS:
             tt_score = _from_tt(tt_score, ply)
@@ -362,12 +369,21 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
                     or (tt_bound == UPPER and tt_score <= alpha)):
                 return tt_score
     recaptures_after = params[RECAPTURES_AFTER]
+    if (ours & ~(pawns | kings)) == U0:
+        # A side with only pawns may have no move at all: stalemate is a draw, not a standing pat.
+        if promoting:
+            return GAVE_UP
+        if (_capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, occupied & ~ours,
+                                 white_to_move, ep_square, U0).shape[0] == 0
+                and _quiet_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours,
+                                       white_to_move, lsb(kings & ours))[0].shape[0] == 0):
+            return 0
     if promoting and qply < recaptures_after:
         return GAVE_UP
     original_alpha = alpha
     counts[EVALUATIONS] += 1
-    stand_pat = _evaluate_kernel(pawns, knights, bishops, rooks, queens, kings, white, black,
-                                 white_to_move, weights)
+    stand_pat = _static_score(pawns, knights, bishops, rooks, queens, kings, white, black,
+                              white_to_move, weights)
     if stand_pat >= beta:
         if not _store(table, key, entries, 0, LOWER, _to_tt(stand_pat, ply), 0, generation, undo,
                       counts):

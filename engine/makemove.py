@@ -67,7 +67,7 @@ def push(board: chess.Board, move: chess.Move) -> None:
     turn = board.turn
     occupied_co = board.occupied_co
     moving_pawn = board.pawns & from_bb
-    if (move.promotion or not move or not board._stack
+    if (move.promotion or from_square == to_square or not board._stack
             or (moving_pawn and to_square == board.ep_square)
             or (board.kings & from_bb and (to_bb & occupied_co[turn]
                                            or abs((from_square & 7) - (to_square & 7)) > 1))):

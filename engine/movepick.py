@@ -271,7 +271,7 @@ def is_legal(board: chess.Board, move: chess.Move) -> bool:
     position): ordinary moves by `_legal_kernel`, the rare others by python-chess."""
     from_square, to_square = move.from_square, move.to_square
     from_bb = chess.BB_SQUARES[from_square]
-    if (move.promotion or not move or move.drop
+    if (move.promotion or from_square == to_square or move.drop
             or (board.kings & from_bb and (board.occupied_co[board.turn] & chess.BB_SQUARES[to_square]
                                            or abs((from_square & 7) - (to_square & 7)) > 1))
             or (board.pawns & from_bb and to_square == board.ep_square)):

@@ -622,7 +622,7 @@ class Search:
         move = self.board.pop()
         self.keys.pop()
         self.checks.pop()
-        if not move:
+        if move.from_square == move.to_square:  # a null move (cheaper than bool(move))
             self.null_marks.pop()
 
     def _evaluate(self) -> int:
