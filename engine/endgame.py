@@ -53,8 +53,9 @@ def bare_king_score(board: chess.Board, strong: chess.Color) -> int | None:
     """The score for ``strong`` if the other side has a bare king and ``strong`` the men to mate
     without promoting a pawn (None otherwise)."""
     own = board.occupied_co[strong]
-    score = _bare_king_score(board.knights & own, board.bishops & own, board.rooks & own,
-                             board.queens & own, board.kings & own, board.occupied_co[not strong])
+    score = _bare_king_score(board.pawns & own, board.knights & own, board.bishops & own,
+                             board.rooks & own, board.queens & own, board.kings & own,
+                             board.occupied_co[not strong])
     return None if score == NO_RULE else score
 
 
@@ -64,7 +65,7 @@ def _distance(a, b):
 
 
 @njit(cache=True, nogil=True)
-def _bare_king_score(knights, bishops, rooks, queens, king, theirs):
+def _bare_king_score(pawns, knights, bishops, rooks, queens, king, theirs):
     """`bare_king_score` over the strong side's men and the other side's (NO_RULE if none)."""
     if theirs & (theirs - U1):
         return NO_RULE
@@ -72,7 +73,7 @@ def _bare_king_score(knights, bishops, rooks, queens, king, theirs):
     both_colours = (bishops & _LIGHT_SQUARES) != U0 and (bishops & _DARK_SQUARES) != U0
     if heavy == U0 and not both_colours and (bishops == U0 or knights == U0):
         return NO_RULE
-    material = (_VALUE[2] * popcount(knights) + _VALUE[3] * popcount(bishops)
+    material = (_VALUE[1] * popcount(pawns) + _VALUE[2] * popcount(knights) + _VALUE[3] * popcount(bishops)
                 + _VALUE[4] * popcount(rooks) + _VALUE[5] * popcount(queens))
     lone = lsb(theirs)
     bonus = CLOSE_BONUS * (7 - _distance(lone, lsb(king)))
@@ -96,8 +97,8 @@ def with_endgame_knowledge_kernel(pawns, knights, bishops, rooks, queens, kings,
         return score
     for strong_is_white in (True, False):
         own, theirs = (white, black) if strong_is_white else (black, white)
-        won = _bare_king_score(knights & own, bishops & own, rooks & own, queens & own,
-                               kings & own, theirs)
+        won = _bare_king_score(pawns & own, knights & own, bishops & own, rooks & own,
+                               queens & own, kings & own, theirs)
         if won != NO_RULE:
             return won if white_to_move == strong_is_white else -won
     return score
@@ -106,4 +107,4 @@ def with_endgame_knowledge_kernel(pawns, knights, bishops, rooks, queens, kings,
 _kernel = compile_kernel(with_endgame_knowledge_kernel,
                          int64(uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean, int64))
 _bare_king_score = compile_kernel(_bare_king_score,
-                                  int64(uint64, uint64, uint64, uint64, uint64, uint64))
+                                  int64(uint64, uint64, uint64, uint64, uint64, uint64, uint64))

@@ -6,6 +6,7 @@ import chess
 import pytest
 
 from engine.endgame import bare_king_score, with_endgame_knowledge
+from engine.score import PIECE_VALUE
 from engine.search import Search
 from engine.timeman import Limits
 from engine.tt import TranspositionTable
@@ -87,3 +88,9 @@ def test_eval_command_reports_the_bare_king_rule_only_where_it_applies():
         assert not any(line.startswith("Bare-king ending rule") for line in reports["KQKP"])
     finally:
         assert client.close() == 0
+
+
+def test_the_rule_counts_the_strong_sides_pawns_in_its_material() -> None:
+    rook = chess.Board("8/8/8/4k3/8/8/7R/4K3 w - - 0 1")
+    rook_and_pawns = chess.Board("8/8/8/4k3/8/P7/P6R/4K3 w - - 0 1")
+    assert bare_king_score(rook_and_pawns, chess.WHITE) - bare_king_score(rook, chess.WHITE) == 2 * PIECE_VALUE[chess.PAWN]
