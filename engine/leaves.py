@@ -20,9 +20,10 @@ from __future__ import annotations
 import numpy as np
 from numba import boolean, int64, njit, uint64, void
 
-from engine.bitboards import SEVENTH_RANK, SQUARE_BB, U0, U1, compile_kernel, lsb
+from engine.bitboards import SEVENTH_RANK, SQUARE_BB, U0, U1, compile_kernel, lsb, popcount
 from engine.endgame import with_endgame_knowledge_kernel
 from engine.evaluate import _evaluate_kernel
+from engine.movegen import _kind, evasion_kernel
 from engine.movepick import (_by_history_impl, _capture_kernel_impl, _legal_kernel_impl,
                              _quiet_kernel_impl, _reward_impl)
 from engine.score import MATE, MATE_BOUND, MAX_PLY, PIECE_VALUE, TB_WIN_THRESHOLD
@@ -37,16 +38,19 @@ OUT_OF_NODES = GAVE_UP - 1  # the node budget ran out: the search must stop
 NO_BUDGET = 1 << 62  # the budget of a search without a node limit
 
 # The counters a call fills in, by index of its `counts` array.
-NODES, EVALUATIONS, CUTOFFS, SELDEPTH, UNDO_LENGTH, KILLER = 0, 1, 2, 3, 4, 5
+NODES, EVALUATIONS, CUTOFFS, SELDEPTH, UNDO_LENGTH, ORDERING_UNDO_LENGTH = 0, 1, 2, 3, 4, 5
 COUNTS = 6
 # The pruning constants of engine/search.py the kernel uses, by index of its `params` array
 # (those of depth 1 where they depend on the depth).
-RECAPTURES_AFTER, DELTA, RAZOR, REVERSE_FUTILITY, FUTILITY, LATE_MOVES, SEE = range(7)
-PARAMS = 7
+RECAPTURES_AFTER, DELTA, RAZOR, REVERSE_FUTILITY, FUTILITY, LATE_MOVES, SEE, TABLEBASES = range(8)
+PARAMS = 8
 INFINITY = MATE + 1
 # The table words a call overwrote, three uint64 per store (slot, both old words), put back if it
 # gives up; a tree that would store more gives up when the record is full.
 UNDO_STORES = 1 << 14
+# The history and killer entries a call overwrote, three int64 per entry (table: 0 Black's history,
+# 1 White's, 2 the killers; index; old value).
+ORDERING_UNDO_ENTRIES = 1 << 12
 
 _VALUE = np.array(PIECE_VALUE, dtype=np.int64)
 _BACK_RANK = np.array([0xFF00000000000000, 0xFF], dtype=np.uint64)  # by colour: Black, White
@@ -86,22 +90,6 @@ def _static_score(pawns, knights, bishops, rooks, queens, kings, white, black, w
 
 
 @njit(cache=True, nogil=True)
-def _kind(bit, pawns, knights, bishops, rooks, queens):
-    """The type (1 pawn ... 6 king) of the piece on the square ``bit``."""
-    if bit & pawns:
-        return 1
-    if bit & knights:
-        return 2
-    if bit & bishops:
-        return 3
-    if bit & rooks:
-        return 4
-    if bit & queens:
-        return 5
-    return 6
-
-
-@njit(cache=True, nogil=True)
 def _play(code, pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move):
     """The bitboards, White's men and castling rights after the move ``code`` (origin | target << 6
     | victim type << 12 | mover type << 16; victim 0 for a quiet move): no castling, no promotion."""
@@ -129,14 +117,15 @@ def _play(code, pawns, knights, bishops, rooks, queens, kings, white, castling, 
 
 
 @njit(cache=True, nogil=True)
-def _frontier_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, ep_square,
-                    hash_code, killer_a, killer_b, history):
-    """The moves of a node not in check, in `movepick.ordered_moves`'s order (hash move, captures
-    that do not lose material, killers, quiet moves by history, losing captures), coded as for
-    `_play`; or no array where that order needs python-chess (the hash move is a promotion or
-    an en passant capture)."""
+def _ordered_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, ep_square,
+                   in_check, hash_code, killer_a, killer_b, history):
+    """The moves of a node in `movepick.ordered_moves`'s order (hash move, captures that do not
+    lose material, killers, quiet moves by history, losing captures), each as origin | target << 6
+    | victim type << 12 | mover type << 16 | promotion << 20 (victim 0: a quiet move); or no array
+    where that order needs python-chess (the hash move is a promotion or an en passant capture)."""
     occupied = pawns | knights | bishops | rooks | queens | kings
     theirs = occupied & ~ours
+    white = ours if white_to_move else theirs
     out = np.empty(256, dtype=np.int64)
     n = 0
     skip = -1
@@ -154,18 +143,27 @@ def _frontier_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_t
                       | _kind(from_bb, pawns, knights, bishops, rooks, queens) << 16)
             n += 1
             skip = origin | target << 6
-    captures = _capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, theirs,
-                                    white_to_move, ep_square, U0)
+    if in_check:
+        evasions = evasion_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
+                                  white_to_move, ep_square, False)
+        captures = np.empty(evasions.shape[0], dtype=np.int64)
+        for i in range(evasions.shape[0]):
+            code = evasions[i]
+            captures[i] = (code & 4095 | (code >> 16 & 7) << 12 | (code >> 20) << 16
+                           | (code >> 12 & 7) << 20)
+    else:
+        captures = _capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, theirs,
+                                        white_to_move, ep_square, U0)
     losing = np.empty(captures.shape[0], dtype=np.int64)
     n_losing = 0
     for code in captures:
         origin = code & 63
         target = code >> 6 & 63
-        if origin | target << 6 == skip:
+        if origin | target << 6 == skip and code >> 20 == 0:
             continue
-        if _VALUE[code >> 16] > _VALUE[code >> 12 & 7] and _see_kernel(
-                pawns, knights, bishops, rooks, queens, kings, ours if white_to_move else theirs,
-                origin, target, white_to_move) < 0:
+        if (_VALUE[code >> 16 & 15] > _VALUE[code >> 12 & 15] and code >> 20 == 0
+                and _see_kernel(pawns, knights, bishops, rooks, queens, kings, white, origin,
+                                target, white_to_move) < 0):
             losing[n_losing] = code
             n_losing += 1
         else:
@@ -181,7 +179,7 @@ def _frontier_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_t
         origin = killer & 63
         target = killer >> 6 & 63
         from_bb = SQUARE_BB[origin]
-        if SQUARE_BB[target] & theirs or (target == ep_square and from_bb & pawns):
+        if killer >> 12 or SQUARE_BB[target] & theirs or (target == ep_square and from_bb & pawns):
             continue  # not quiet here
         if not _legal_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours,
                                   white_to_move, origin, target):
@@ -192,8 +190,12 @@ def _frontier_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_t
             done_b = origin << 6 | target
         else:
             done_c = origin << 6 | target
-    quiets, _ = _quiet_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours,
-                                   white_to_move, lsb(kings & ours))
+    if in_check:
+        quiets = evasion_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
+                                ep_square, True)
+    else:
+        quiets, _ = _quiet_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours,
+                                       white_to_move, lsb(kings & ours))
     for index in _by_history_impl(quiets, history, done_a, done_b, done_c):
         origin = index >> 6
         out[n] = origin | (index & 63) << 6 | _kind(SQUARE_BB[origin], pawns, knights, bishops,
@@ -222,7 +224,40 @@ def _store(table, key, entries, depth, bound, score, move, generation, undo, cou
 
 
 @njit(cache=True, nogil=True)
-def _undo_stores(table, undo, counts):
+def _remember(ordering_undo, counts, table, index, old):
+    """Records an ordering-table entry about to change; False if the record is full."""
+    n = counts[ORDERING_UNDO_LENGTH]
+    if n + 3 > ordering_undo.shape[0]:
+        return False
+    ordering_undo[n] = table
+    ordering_undo[n + 1] = index
+    ordering_undo[n + 2] = old
+    counts[ORDERING_UNDO_LENGTH] = n + 3
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _record_cutoff(move, ply, depth, history, colour, tried, killers, ordering_undo, counts):
+    """`OrderingTables.record_cutoff` for the quiet ``move`` (a table code), remembering what it
+    changes; False (nothing changed) if the record is full."""
+    if counts[ORDERING_UNDO_LENGTH] + 3 * (tried.shape[0] + 3) > ordering_undo.shape[0]:
+        return False
+    index = (move & 63) << 6 | move >> 6
+    _remember(ordering_undo, counts, colour, index, history[index])
+    for other in tried:
+        _remember(ordering_undo, counts, colour, other, history[other])
+    _reward_impl(history, index, depth, tried)
+    if killers[ply, 0] != move:
+        _remember(ordering_undo, counts, 2, 2 * ply, killers[ply, 0])
+        _remember(ordering_undo, counts, 2, 2 * ply + 1, killers[ply, 1])
+        killers[ply, 1] = killers[ply, 0]
+        killers[ply, 0] = move
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _undo(table, undo, history_black, history_white, killers, ordering_undo, counts):
+    """Puts back what a call that gave up changed: table entries, history and killers."""
     n = counts[UNDO_LENGTH]
     while n > 0:
         n -= 3
@@ -230,16 +265,62 @@ def _undo_stores(table, undo, counts):
         table[index] = undo[n + 1]
         table[index + U1] = undo[n + 2]
     counts[UNDO_LENGTH] = 0
+    n = counts[ORDERING_UNDO_LENGTH]
+    while n > 0:
+        n -= 3
+        kind = ordering_undo[n]
+        index = ordering_undo[n + 1]
+        if kind == 0:
+            history_black[index] = ordering_undo[n + 2]
+        elif kind == 1:
+            history_white[index] = ordering_undo[n + 2]
+        else:
+            killers[index >> 1, index & 1] = ordering_undo[n + 2]
+    counts[ORDERING_UNDO_LENGTH] = 0
+
+
+@njit(cache=True, nogil=True)
+def _child(code, pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move,
+           halfmove):
+    """The position after the move ``code``: bitboards, White's men, castling rights, key, whether
+    it is check, the en passant square (-1 if no capture there is legal) and the halfmove clock."""
+    p, n, b, r, q, k, child_white, child_castling = _play(
+        code, pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move)
+    origin = code & 63
+    target = code >> 6 & 63
+    child_key, in_check = _key_kernel(p, n, b, r, q, k, child_white, child_castling,
+                                      not white_to_move, origin - origin - 1)
+    ep_square = origin - origin - 1
+    mover = code >> 16 & 15
+    if mover == 1 and (target - origin == 16 or origin - target == 16):
+        # A double step: the en passant square counts (in the key too) if the capture is legal.
+        square = (origin + target) // 2
+        theirs = (p | n | b | r | q | k) & ~child_white if white_to_move else child_white
+        if in_check:
+            legal = False
+            for evasion in evasion_kernel(p, n, b, r, q, k, theirs, not white_to_move, square,
+                                          False):
+                if evasion >> 6 & 63 == square and evasion >> 20 == 1:
+                    legal = True
+        else:
+            legal = _capture_kernel_impl(p, n, b, r, q, k, theirs, U0, not white_to_move, square,
+                                         U0).shape[0] > 0
+        if legal:
+            ep_square = square
+            child_key, in_check = _key_kernel(p, n, b, r, q, k, child_white, child_castling,
+                                              not white_to_move, square & 7)
+    child_halfmove = 0 if mover == 1 or code >> 12 & 15 else halfmove + 1
+    return (p, n, b, r, q, k, child_white, child_castling, child_key, in_check, ep_square,
+            child_halfmove)
 
 
 @njit(cache=True, nogil=True)
 def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, key,
-            probed, ep_square, depth, alpha, beta, ply, qply, last_target, params, hash_code,
-            killer_a, killer_b, history, table, entries, generation, weights, counts, budget,
-            undo):
+            probed, in_check, ep_square, halfmove, depth, alpha, beta, ply, qply, last_target,
+            path, last, extend_below, params, hash_code, history_black, history_white, killers,
+            table, entries, generation, weights, counts, budget, undo, ordering_undo):
     if probed:  # the first node of the call
         counts[:] = 0
-        counts[KILLER] = -1
     occupied = pawns | knights | bishops | rooks | queens | kings
     black = occupied & ~white
     ours = white if white_to_move else black
@@ -249,34 +330,84 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
     # this function for a literal argument, and its cache cannot load that one.
     no_square = ep_square - ep_square - 1
     not_probed = probed != probed
+    not_check = in_check != in_check
     horizon = depth - depth
     promoting = pawns & ours & SEVENTH_RANK[1 if white_to_move else 0]
+    history = history_white if white_to_move else history_black
+    colour = 1 if white_to_move else 0
     if depth > 0:
-        # ------------------------------------------------ a non-PV node one ply above the horizon
-        # Search.pvs from its step 6, with depth 1 and no check.
-        if promoting:
-            return GAVE_UP
-        counts[EVALUATIONS] += 1
-        static_eval = _static_score(pawns, knights, bishops, rooks, queens, kings, white, black,
-                                    white_to_move, weights)
-        if abs(beta) < MATE_BOUND:
-            if static_eval + params[RAZOR] <= alpha:  # razoring
-                result = _search(pawns, knights, bishops, rooks, queens, kings, white, castling,
-                                 white_to_move, key, not_probed, ep_square, horizon, alpha,
-                                 alpha + 1, ply, horizon, last_target, params, hash_code, killer_a,
-                                 killer_b, history, table, entries, generation, weights, counts,
-                                 budget, undo)
-                if result <= alpha:  # GAVE_UP and OUT_OF_NODES too
-                    return result
-            if static_eval - params[REVERSE_FUTILITY] >= beta:  # reverse futility
-                return static_eval
-        moves, ordered = _frontier_moves(pawns, knights, bishops, rooks, queens, kings, ours,
-                                         white_to_move, ep_square, hash_code, killer_a, killer_b,
-                                         history)
+        # ------------------------------ a non-PV node one ply above the horizon (Search.pvs)
+        # Not in check: called by the search from its step 6. In check: the child of such a node
+        # (or of another in check), searched one ply deeper by the check extension, from step 1.
+        static_eval = -INFINITY
+        if in_check:
+            counts[NODES] += 1
+            if ply > counts[SELDEPTH]:
+                counts[SELDEPTH] = ply
+            if counts[NODES] >= budget:
+                return OUT_OF_NODES
+            # Step 2. Draws.
+            if halfmove >= 100:
+                if (evasion_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
+                                   white_to_move, ep_square, False).shape[0]
+                        or evasion_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
+                                          white_to_move, ep_square, True).shape[0]):
+                    return 0
+            else:
+                if (pawns | rooks | queens) == U0 and popcount(occupied) <= 3:
+                    return 0
+                i = last - 4
+                while i >= max(last - halfmove, 0):
+                    if path[i] == key:
+                        return 0
+                    i -= 2
+            if ply >= MAX_PLY:
+                return GAVE_UP
+            # Step 3. Mate-distance pruning.
+            alpha = max(alpha, -MATE + ply)
+            beta = min(beta, MATE - ply - 1)
+            if alpha >= beta:
+                return alpha
+            # Step 4. The table.
+            tt_depth, tt_bound, tt_score, hash_code = _probe_impl(table, key, entries)
+            if tt_depth != MISS:
+                tt_score = _from_tt(tt_score, ply)
+                if tt_depth >= depth and (
+                        tt_bound == EXACT or (tt_bound == LOWER and tt_score >= beta)
+                        or (tt_bound == UPPER and tt_score <= alpha)):
+                    return tt_score
+            else:
+                hash_code = 0
+            # Step 5. Tablebases: the Python search's business.
+            if params[TABLEBASES] and halfmove == 0:
+                return GAVE_UP
+        else:
+            if promoting:
+                return GAVE_UP
+            # Step 6. Static evaluation. Step 7. Razoring and reverse futility.
+            counts[EVALUATIONS] += 1
+            static_eval = _static_score(pawns, knights, bishops, rooks, queens, kings, white, black,
+                                        white_to_move, weights)
+            if abs(beta) < MATE_BOUND:
+                if static_eval + params[RAZOR] <= alpha:
+                    result = _search(pawns, knights, bishops, rooks, queens, kings, white, castling,
+                                     white_to_move, key, not_probed, not_check, ep_square, halfmove,
+                                     horizon, alpha, alpha + 1, ply, horizon, last_target, path,
+                                     last, extend_below, params, hash_code, history_black,
+                                     history_white, killers, table, entries, generation, weights,
+                                     counts, budget, undo, ordering_undo)
+                    if result <= alpha:  # GAVE_UP and OUT_OF_NODES too
+                        return result
+                if static_eval - params[REVERSE_FUTILITY] >= beta:
+                    return static_eval
+        # Step 8. The moves, with futility, late-move and SEE pruning out of check.
+        moves, ordered = _ordered_moves(pawns, knights, bishops, rooks, queens, kings, ours,
+                                        white_to_move, ep_square, in_check, hash_code,
+                                        killers[ply, 0], killers[ply, 1], history)
         if not ordered:
             return GAVE_UP
         futility_value = static_eval + params[FUTILITY]
-        futile = futility_value <= alpha
+        futile = not in_check and futility_value <= alpha
         best_score = -INFINITY
         best_move = 0
         moves_searched = 0
@@ -284,40 +415,37 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
         tried = np.empty(moves.shape[0], dtype=np.int64)  # quiet moves searched, as history indices
         n_tried = 0
         for code in moves:
+            if code >> 20:
+                return GAVE_UP  # a promotion
             origin = code & 63
             target = code >> 6 & 63
             is_quiet = (code >> 12 & 15) == 0
-            p, n, b, r, q, k, child_white, child_castling = _play(
-                code, pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move)
-            child_ep = no_square
-            if code >> 16 == 1 and (target - origin == 16 or origin - target == 16):
-                # A double step: the en passant file counts in the key if the capture is legal.
-                square = (origin + target) // 2
-                if _capture_kernel_impl(p, n, b, r, q, k, (child_white if not white_to_move
-                                                           else (p | n | b | r | q | k) & ~child_white),
-                                        U0, not white_to_move, square, U0).shape[0]:
-                    child_ep = square
-            child_key, gives_check = _key_kernel(p, n, b, r, q, k, child_white, child_castling,
-                                                 not white_to_move,
-                                                 child_ep & 7 if child_ep >= 0 else no_square)
+            (p, n, b, r, q, k, child_white, child_castling, child_key, gives_check, child_ep,
+             child_halfmove) = _child(code, pawns, knights, bishops, rooks, queens, kings, white,
+                                      castling, white_to_move, halfmove)
             not_lost = best_score > -TB_WIN_THRESHOLD
-            if is_quiet and moves_searched > 0 and not_lost and (
-                    futile or moves_searched >= params[LATE_MOVES]):
-                if not gives_check:  # futility and late-move pruning
-                    if futile and best_score < futility_value:
-                        best_score = futility_value
-                    continue
-            elif (not is_quiet and moves_searched > 0 and not_lost
-                    and _see_kernel(pawns, knights, bishops, rooks, queens, kings, white, origin,
-                                    target, white_to_move) < -params[SEE]):
-                continue  # SEE pruning
-            if gives_check:
-                return GAVE_UP  # the check extension makes the child a full node
+            if not in_check and moves_searched > 0 and not_lost:
+                if is_quiet and (futile or moves_searched >= params[LATE_MOVES]):
+                    if not gives_check:  # futility and late-move pruning
+                        if futile and best_score < futility_value:
+                            best_score = futility_value
+                        continue
+                elif not is_quiet and _see_kernel(pawns, knights, bishops, rooks, queens, kings,
+                                                  white, origin, target,
+                                                  white_to_move) < -params[SEE]:
+                    continue  # SEE pruning
+            if gives_check and ply + 1 >= extend_below:
+                return GAVE_UP  # quiescence in check
             child_beta = -beta if moves_searched == 0 else -alpha - 1
+            child_depth = depth if gives_check else horizon
+            path[last + 1] = child_key
+            # The child: depth 0, one ply more if it is in check (the check extension).
             result = _search(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
-                             child_key, not_probed, child_ep, horizon, child_beta, -alpha, ply + 1,
-                             horizon, target, params, hash_code, killer_a, killer_b, history,
-                             table, entries, generation, weights, counts, budget, undo)
+                             child_key, not_probed, gives_check, child_ep, child_halfmove,
+                             child_depth, child_beta, -alpha, ply + 1,
+                             horizon, target, path, last + 1, extend_below, params, hash_code,
+                             history_black, history_white, killers, table, entries, generation,
+                             weights, counts, budget, undo, ordering_undo)
             if result <= GAVE_UP:
                 return result
             score = -result
@@ -334,8 +462,10 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
             if is_quiet:
                 tried[n_tried] = origin << 6 | target
                 n_tried += 1
+        # Step 9. No move: mate or stalemate.
         if moves_searched == 0:
-            return 0  # stalemate
+            return -MATE + ply if in_check else 0
+        # Step 10. The table, and the history and killers of a quiet cut-off.
         if best_score >= beta:
             bound = LOWER
         elif best_move:
@@ -345,13 +475,14 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
         if not _store(table, key, entries, depth, bound, _to_tt(best_score, ply), best_move,
                       generation, undo, counts):
             return GAVE_UP
-        if cut_by_quiet:  # the history here; the killer by the caller (counts[KILLER])
-            index = (best_move & 63) << 6 | best_move >> 6
-            _reward_impl(history, index, depth, tried[:n_tried])
-            counts[KILLER] = best_move
+        if cut_by_quiet and not _record_cutoff(best_move, ply, depth, history, colour,
+                                               tried[:n_tried], killers, ordering_undo, counts):
+            return GAVE_UP
         return best_score
 
     # ---------------------------------------------------- a quiescence node (Search.quiescence)
+    if in_check:
+        return GAVE_UP
     if not probed:  # the first node was counted and probed by the caller
         counts[NODES] += 1
         if ply > counts[SELDEPTH]:
@@ -416,9 +547,10 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
         if child_in_check:
             return GAVE_UP
         result = _search(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
-                         child_key, not_probed, no_square, horizon, -beta, -alpha, ply + 1,
-                         qply + 1, target, params, hash_code, killer_a, killer_b, history, table,
-                         entries, generation, weights, counts, budget, undo)
+                         child_key, not_probed, not_check, no_square, halfmove, horizon, -beta,
+                         -alpha, ply + 1, qply + 1, target, path, last, extend_below, params,
+                         hash_code, history_black, history_white, killers, table, entries,
+                         generation, weights, counts, budget, undo, ordering_undo)
         if result <= GAVE_UP:
             return result
         score = -result
@@ -442,24 +574,28 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
 
 
 # The recursive kernel is called from Python only: numba's cache cannot load a cached function
-# that calls a recursive one (the process crashes), so undoing the stores is a kernel of its own.
+# that calls a recursive one (the process crashes), so undoing a call is a kernel of its own.
 _SIGNATURE = int64(uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean, uint64,
-                   boolean, int64, int64, int64, int64, int64, int64, int64, int64[::1], int64,
-                   int64, int64, int64[::1], uint64[::1], uint64, int64, int64[:, ::1], int64[::1],
-                   int64, uint64[::1])
+                   boolean, boolean, int64, int64, int64, int64, int64, int64, int64, int64,
+                   uint64[::1], int64, int64, int64[::1], int64, int64[::1], int64[::1],
+                   int64[:, ::1], uint64[::1], uint64, int64, int64[:, ::1], int64[::1], int64,
+                   uint64[::1], int64[::1])
 
 search = compile_kernel(_search, _SIGNATURE)
 """``search(pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, key,
-probed, ep_square, depth, alpha, beta, ply, qply, last_target, params, hash_code, killer_a,
-killer_b, history, table, entries, generation, weights, counts, budget, undo)``: the score of the
-position (its side to move not in check) as `Search.pvs` at ``depth`` 1 in a non-PV node (from its
-step 6) or `Search.quiescence` at ``depth`` 0 finds it; OUT_OF_NODES when ``budget`` nodes are
-reached, or GAVE_UP (then `undo_stores` puts the table back). ``probed``: the caller has counted
-the first node and found no result for it in the table. ``params``: the pruning constants by the
-indices above. ``hash_code``, ``killer_a``, ``killer_b``: the node's table move and killers
-(origin | target << 6, -1 for none; the table move may carry a promotion << 12). ``history``: the
-side to move's history table, updated at a cut-off by a quiet move, whose code then goes to
-``counts[KILLER]``. ``counts`` gets the nodes, evaluations, cut-offs and deepest ply of the
-kernel's nodes (and the length of the undo record); ``undo`` has room for UNDO_STORES stores."""
+probed, in_check, ep_square, halfmove, depth, alpha, beta, ply, qply, last_target, path, last,
+extend_below, params, hash_code, history_black, history_white, killers, table, entries,
+generation, weights, counts, budget, undo, ordering_undo)``: the score of the position as
+`Search.pvs` finds it at ``depth`` 1 in a non-PV node not in check (from its step 6), or
+`Search.quiescence` at ``depth`` 0 out of check; OUT_OF_NODES when ``budget`` nodes are reached,
+or GAVE_UP (then `undo` puts back the table, history and killers). ``probed``: the caller has
+counted the first node and found no result for it in the table. ``path[:last + 1]``: the keys of
+the positions since the last irreversible move (or null move), this one last, for repetitions;
+``halfmove``: the fifty-move counter. A check is extended while ``ply`` is below
+``extend_below``. ``params``: the pruning constants by the indices above. ``hash_code``: the
+node's table move (origin | target << 6 | promotion << 12; 0 for none). ``counts`` gets the
+nodes, evaluations, cut-offs and deepest ply of the kernel's nodes (and the lengths of the undo
+records); ``undo`` has room for UNDO_STORES stores, ``ordering_undo`` for ORDERING_UNDO_ENTRIES."""
 
-undo_stores = compile_kernel(_undo_stores, void(uint64[::1], uint64[::1], int64[::1]))
+undo = compile_kernel(_undo, void(uint64[::1], uint64[::1], int64[::1], int64[::1], int64[:, ::1],
+                                  int64[::1], int64[::1]))

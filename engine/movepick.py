@@ -34,6 +34,7 @@ from engine.bitboards import (BISHOP_DIRS, KING_ATTACKS, KNIGHT_ATTACKS, LINE, P
                               U0, compile_kernel, lsb, msb, pinned_pieces, slider_attacks)
 from engine.movegen import evasion_kernel
 from engine.score import PIECE_VALUE
+from engine.tt_kernels import MOVES, encode_move
 from engine.see import see
 
 
@@ -46,8 +47,9 @@ HISTORY_MAX = 1 << 14
 class OrderingTables:
     """Killer moves per ply and a butterfly history table per colour, shared by one search.
 
-    The history is a numpy array per colour, indexed by ``from << 6 | to``: the compiled last ply of the search
-    (engine/leaves.py) orders its quiet moves by it and rewards its own cut-offs in it.
+    Both are numpy arrays, so that the compiled leaves of the search (engine/leaves.py) order their
+    moves by them and record their own cut-offs in them: the killers as move codes (as in the
+    transposition table, -1 for none) by ply, the history per colour by ``from << 6 | to``.
     """
 
     def __init__(self, max_ply: int = 128) -> None:
@@ -55,15 +57,14 @@ class OrderingTables:
         self.clear()
 
     def clear(self) -> None:
-        self.killers: list[list[chess.Move | None]] = [[None, None] for _ in range(self.max_ply + 2)]
+        self.killers = np.full((self.max_ply + 2, 2), -1, dtype=np.int64)
         self.history = [np.zeros(4096, dtype=np.int64) for _ in chess.COLORS]
 
     def age(self) -> None:
         """Halves history between searches so that old successes fade but still count."""
         for table in self.history:
             table >>= 1
-        for pair in self.killers:
-            pair[0] = pair[1] = None
+        self.killers.fill(-1)
 
     def record_cutoff(self, move: chess.Move, ply: int, depth: int, turn: chess.Color,
                       tried_quiets: list[chess.Move]) -> None:
@@ -74,10 +75,15 @@ class OrderingTables:
                        np.array(tried, dtype=np.int64))
 
     def record_killer(self, move: chess.Move, ply: int) -> None:
+        code = encode_move(move)
         killers = self.killers[ply]
-        if killers[0] != move:
+        if killers[0] != code:
             killers[1] = killers[0]
-            killers[0] = move
+            killers[0] = code
+
+    def killer_moves(self, ply: int) -> tuple[chess.Move | None, chess.Move | None]:
+        first, second = self.killers[ply].tolist()
+        return (None if first < 0 else MOVES[first]), (None if second < 0 else MOVES[second])
 
 
 def mvv_lva(board: chess.Board, move: chess.Move) -> int:
@@ -241,7 +247,7 @@ def ordered_moves(board: chess.Board, hash_move: chess.Move | None, tables: Orde
     # which is cheaper than comparing Move objects.
     done = set() if hash_move is None else {hash_move.from_square << 6 | hash_move.to_square}
     us = board.turn
-    killers = tables.killers[ply]
+    killers = tables.killer_moves(ply)
     for i, killer in enumerate(killers):
         # A killer must be quiet here: an en passant capture to the empty square came with the
         # captures already.

@@ -237,6 +237,10 @@ class Search:
         self.pv_table: list[list[chess.Move]] = [[] for _ in range(MAX_PLY + 2)]
         self.kernel_counts = np.zeros(leaves.COUNTS, dtype=np.int64)
         self.kernel_undo = np.zeros(3 * leaves.UNDO_STORES, dtype=np.uint64)
+        self.kernel_ordering_undo = np.zeros(3 * leaves.ORDERING_UNDO_ENTRIES, dtype=np.int64)
+        self.kernel_path = np.zeros(2 * MAX_PLY + 256, dtype=np.uint64)
+        self.kernel_params = KERNEL_PARAMS.copy()
+        self.kernel_params[leaves.TABLEBASES] = self.tablebases is not None
 
     def set_budget(self, budget: TimeBudget | None) -> None:
         """Sets the deadlines, counted from now: before `run`, or during it (at `ponderhit`)."""
@@ -568,35 +572,40 @@ class Search:
         if ep_square is None or chess.square_rank(ep_square) != (5 if board.turn else 2):
             ep_square = -1
         last_target = board.peek().to_square if qply >= RECAPTURES_ONLY_AFTER else 0
-        hash_code = killer_a = killer_b = -1
+        path = self.kernel_path
+        last = 0
+        hash_code = 0
         if depth:
+            # The keys a repetition may go back to, for the checks the kernel extends.
+            keys = self.keys
+            start = max(len(keys) - 1 - board.halfmove_clock, self.null_marks[-1])
+            last = len(keys) - 1 - start
+            path[:last + 1] = keys[start:]
             if hash_move is not None:
                 hash_code = hash_move.from_square | hash_move.to_square << 6 | (hash_move.promotion or 0) << 12
-            first, second = self.tables.killers[ply]
-            if first is not None:
-                killer_a = first.from_square | first.to_square << 6
-            if second is not None:
-                killer_b = second.from_square | second.to_square << 6
         counts = self.kernel_counts
         budget = leaves.NO_BUDGET if self.node_limit is None else self.node_limit - self.total_nodes()
         tt = self.tt
+        tables = self.tables
+        history_black, history_white = tables.history
         score = leaves.search(
             board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
             board.occupied_co[chess.WHITE], board.castling_rights, board.turn, self.keys[-1], True,
-            ep_square, depth, alpha, beta, ply, qply, last_target, KERNEL_PARAMS, hash_code,
-            killer_a, killer_b, self.tables.history[board.turn], tt.table, tt.entries,
-            tt.generation, classical.WEIGHTS, counts, budget, self.kernel_undo)
+            False, ep_square, board.halfmove_clock, depth, alpha, beta, ply, qply, last_target, path,
+            last, 2 * self.root_depth, self.kernel_params, hash_code, history_black, history_white,
+            tables.killers, tt.table, tt.entries, tt.generation, classical.WEIGHTS, counts, budget,
+            self.kernel_undo, self.kernel_ordering_undo)
         if score == leaves.GAVE_UP:
-            leaves.undo_stores(tt.table, self.kernel_undo, counts)
-            return None  # the table as it was: the Python search does the node
-        nodes, evaluations, cutoffs, seldepth, _, killer = counts.tolist()
+            # The table, history and killers as they were: the Python search does the node.
+            leaves.undo(tt.table, self.kernel_undo, history_black, history_white, tables.killers,
+                        self.kernel_ordering_undo, counts)
+            return None
+        nodes, evaluations, cutoffs, seldepth, _, _ = counts.tolist()
         self.nodes += nodes
         self.evaluations += evaluations
         self.cutoffs += cutoffs
         if seldepth > self.seldepth:
             self.seldepth = seldepth
-        if killer >= 0:
-            self.tables.record_killer(chess.Move(killer & 63, killer >> 6), ply)
         if score == leaves.OUT_OF_NODES:
             raise SearchAborted
         if self.nodes >= self.next_check:

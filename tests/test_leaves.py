@@ -47,6 +47,8 @@ ENDINGS = [
     "8/8/4kp2/8/2P2K2/8/8/8 b - - 0 1",
     "7k/5K1p/7P/8/8/8/8/n6R w - - 0 1",  # Rxa1 stalemates
     "7k/5K1p/7P/8/8/8/8/R7 b - - 0 1",  # stalemate
+    "8/8/8/3k4/8/2b5/4N3/7K w - - 0 1",  # Nxc3+ leaves too little to mate, in check
+    "4k3/8/8/8/3B4/8/8/1n2K3 b - - 0 1",  # Nc3 forks; Bxc3 also draws
 ]
 
 
@@ -152,23 +154,24 @@ def test_compiled_frontier_searches_the_same_tree_as_the_python_search() -> None
         assert np.array_equal(kernel.tt.table, python.tt.table), board.fen()
         for colour in chess.COLORS:
             assert np.array_equal(kernel.tables.history[colour], python.tables.history[colour]), board.fen()
-        assert kernel.tables.killers == python.tables.killers, board.fen()
-    # Most frontier nodes are searched by the kernel (it gives up on checks and promotions, and
-    # is not offered castling rights).
+        assert np.array_equal(kernel.tables.killers, python.tables.killers), board.fen()
+    # Most frontier nodes are searched by the kernel (it gives up on promotions and checks it does
+    # not extend, and is not offered castling rights).
     assert sum(frontier_calls) > 0.6 * len(frontier_calls) > 1000
 
 
 def test_compiled_frontier_leaves_no_trace_when_it_gives_up(monkeypatch) -> None:
-    undone: list[int] = []  # the length of the undo record at each give-up
-    undo_stores = compiled.undo_stores
+    undone: list[tuple[int, int]] = []  # the lengths of the undo records at each give-up
+    undo = compiled.undo
 
-    def recording_undo(table: np.ndarray, record: np.ndarray, counts: np.ndarray) -> None:
-        undone.append(int(counts[compiled.UNDO_LENGTH]))
-        undo_stores(table, record, counts)
+    def recording_undo(*args: np.ndarray) -> None:
+        counts = args[-1]
+        undone.append((int(counts[compiled.UNDO_LENGTH]), int(counts[compiled.ORDERING_UNDO_LENGTH])))
+        undo(*args)
 
-    monkeypatch.setattr(compiled, "undo_stores", recording_undo)
-    give_ups_after_stores = 0
-    for board in positions_along_random_games(15, seed=12):
+    monkeypatch.setattr(compiled, "undo", recording_undo)
+    give_ups_after_stores = give_ups_after_cutoffs = 0
+    for board in positions_along_random_games(15, seed=12) + [chess.Board(fen) for fen in POSITIONS[1:13]]:
         search = Search(TranspositionTable(1))
         run_kernel = search._run_kernel
 
@@ -177,18 +180,46 @@ def test_compiled_frontier_leaves_no_trace_when_it_gives_up(monkeypatch) -> None
                 return run_kernel(depth, alpha, beta, ply, *args)
             table = search.tt.table.copy()
             history = [h.copy() for h in search.tables.history]
-            killers = list(search.tables.killers[ply])
+            killers = search.tables.killers.copy()
             counted = (search.nodes, search.evaluations, search.cutoffs, search.seldepth)
             result = run_kernel(depth, alpha, beta, ply, *args)
             if result is None:
-                nonlocal give_ups_after_stores
-                give_ups_after_stores += undone[-1] > 0
+                nonlocal give_ups_after_stores, give_ups_after_cutoffs
+                give_ups_after_stores += undone[-1][0] > 0
+                give_ups_after_cutoffs += undone[-1][1] > 0
                 assert np.array_equal(search.tt.table, table)
                 assert all(np.array_equal(h, before) for h, before in zip(search.tables.history, history))
-                assert search.tables.killers[ply] == killers
+                assert np.array_equal(search.tables.killers, killers)
                 assert (search.nodes, search.evaluations, search.cutoffs, search.seldepth) == counted
             return result
 
         search._run_kernel = checking
-        search.run(board, Limits(depth=4))
-    assert give_ups_after_stores >= 10
+        search.run(board, Limits(depth=5))
+    assert give_ups_after_stores >= 10 and give_ups_after_cutoffs >= 1
+
+
+def test_compiled_frontier_node_is_the_python_node() -> None:
+    # One node one ply above the horizon, with windows below, around and above its static score,
+    # and its checks extended (as deep in an iteration): score, counts, table and history agree.
+    searched = 0
+    boards = positions_along_random_games(60, seed=13) + [chess.Board(fen) for fen in ENDINGS]
+    for board in boards:
+        static = evaluate(board)
+        for alpha in (static - 400, static - 100, static, static + 100, static + 400):
+            searches = []
+            for compiled_frontier in (False, True):
+                search = Search(TranspositionTable(1))
+                search.prepare(board, Limits())
+                search.root_depth = 4
+                search.compiled_frontier = compiled_frontier
+                search.nodes = 1  # the node itself, counted by the caller
+                searches.append((search, search.pvs(1, alpha, alpha + 1, 1, False, True)))
+            (python, python_score), (kernel, kernel_score) = searches
+            assert kernel_score == python_score, board.fen()
+            assert (kernel.nodes, kernel.evaluations, kernel.cutoffs, kernel.seldepth) == (
+                python.nodes, python.evaluations, python.cutoffs, python.seldepth), board.fen()
+            assert np.array_equal(kernel.tt.table, python.tt.table), board.fen()
+            assert all(np.array_equal(k, p) for k, p in zip(kernel.tables.history, python.tables.history))
+            assert np.array_equal(kernel.tables.killers, python.tables.killers), board.fen()
+            searched += 1
+    assert searched == 5 * len(boards)

@@ -161,7 +161,7 @@ def test_an_en_passant_killer_is_yielded_once_with_the_captures():
     # c4xd3 en passant goes to an empty square: as a killer it must not come a second time.
     board = chess.Board("rnb1kbr1/ppnpp3/4q2p/4Pp2/2pP2RP/2N3PN/PPP3P1/1RBQKB2 b q d3 0 17")
     tables = OrderingTables()
-    tables.killers[3] = [chess.Move.from_uci("c4d3"), None]
+    tables.record_killer(chess.Move.from_uci("c4d3"), 3)
     produced = list(ordered_moves(board, None, tables, 3))
     assert produced.count(chess.Move.from_uci("c4d3")) == 1
     assert len(produced) == board.legal_moves.count()
@@ -177,7 +177,8 @@ def test_ordered_moves_yields_every_legal_move_exactly_once(seed, plies):
     # A hash move and killers from elsewhere (possibly illegal here) must not break anything.
     foreign = [chess.Move.from_uci(u) for u in ("e2e4", "e7e8q", "a1h8", "g1f3")]
     hash_move = rng.choice(legal + foreign + [None])
-    tables.killers[3] = [rng.choice(legal + foreign), rng.choice(legal + foreign)]
+    for killer in (rng.choice(legal + foreign), rng.choice(legal + foreign)):
+        tables.record_killer(killer, 3)
     produced = list(ordered_moves(board, hash_move, tables, 3))
     assert sorted(m.uci() for m in produced) == sorted(m.uci() for m in legal)
     if hash_move in legal:
