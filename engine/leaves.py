@@ -42,8 +42,11 @@ NODES, EVALUATIONS, CUTOFFS, SELDEPTH, UNDO_LENGTH, ORDERING_UNDO_LENGTH = 0, 1,
 COUNTS = 6
 # The pruning constants of engine/search.py the kernel uses, by index of its `params` array
 # (those of depth 1 where they depend on the depth).
-RECAPTURES_AFTER, DELTA, RAZOR, REVERSE_FUTILITY, FUTILITY, LATE_MOVES, SEE, TABLEBASES = range(8)
-PARAMS = 8
+# RAZOR, FUTILITY and LATE_MOVES are those of depth 1; depth 2's follow each of them.
+(RECAPTURES_AFTER, DELTA, RAZOR, _, REVERSE_FUTILITY, FUTILITY, _, LATE_MOVES, _, SEE,
+ NULL_MOVE_DEPTH, TABLEBASES) = range(12)
+PARAMS = 12
+MAX_DEPTH = 2  # the deepest node the search hands the kernel
 INFINITY = MATE + 1
 # The table words a call overwrote, three uint64 per store (slot, both old words), put back if it
 # gives up; a tree that would store more gives up when the record is full.
@@ -117,12 +120,13 @@ def _play(code, pawns, knights, bishops, rooks, queens, kings, white, castling, 
 
 
 @njit(cache=True, nogil=True)
-def _ordered_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, ep_square,
-                   in_check, hash_code, killer_a, killer_b, history):
-    """The moves of a node in `movepick.ordered_moves`'s order (hash move, captures that do not
-    lose material, killers, quiet moves by history, losing captures), each as origin | target << 6
-    | victim type << 12 | mover type << 16 | promotion << 20 (victim 0: a quiet move); or no array
-    where that order needs python-chess (the hash move is a promotion or an en passant capture)."""
+def _first_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, ep_square,
+                 in_check, hash_code):
+    """The first stages of `movepick.ordered_moves`: the hash move and the captures that do not
+    lose material, then apart the losing captures (searched last), each move as origin | target
+    << 6 | victim type << 12 | mover type << 16 | promotion << 20 (victim 0: a quiet move); and the
+    hash move's code (-1 if it is not legal here). No moves where that order needs python-chess
+    (the hash move is a promotion or an en passant capture)."""
     occupied = pawns | knights | bishops | rooks | queens | kings
     theirs = occupied & ~ours
     white = ours if white_to_move else theirs
@@ -134,7 +138,7 @@ def _ordered_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to
         target = hash_code >> 6 & 63
         from_bb = SQUARE_BB[origin]
         if hash_code >> 12 or (from_bb & pawns and target == ep_square):
-            return out[:0], False
+            return out[:0], out[:0], skip, False
         if _legal_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
                               origin, target):
             victim = SQUARE_BB[target] & theirs
@@ -169,9 +173,19 @@ def _ordered_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to
         else:
             out[n] = code
             n += 1
-    done_a = (skip & 63) << 6 | skip >> 6 if skip >= 0 else -1
-    done_b = -1
-    done_c = -1
+    return out[:n], losing[:n_losing], skip, True
+
+
+@njit(cache=True, nogil=True)
+def _killer_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, ep_square,
+                  skip, killer_a, killer_b):
+    """The next stage of `movepick.ordered_moves`: the killers that are legal quiet moves here
+    (not the hash move ``skip``), and the history indices of those two."""
+    occupied = pawns | knights | bishops | rooks | queens | kings
+    theirs = occupied & ~ours
+    out = np.empty(2, dtype=np.int64)
+    n = 0
+    done = np.full(2, -1, dtype=np.int64)
     for i in range(2):
         killer = killer_a if i == 0 else killer_b
         if killer < 0 or killer == skip or (i == 1 and killer == killer_a):
@@ -186,25 +200,29 @@ def _ordered_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to
             continue
         out[n] = killer | _kind(from_bb, pawns, knights, bishops, rooks, queens) << 16
         n += 1
-        if i == 0:
-            done_b = origin << 6 | target
-        else:
-            done_c = origin << 6 | target
+        done[i] = origin << 6 | target
+    return out[:n], done
+
+
+@njit(cache=True, nogil=True)
+def _quiet_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, ep_square,
+                 in_check, skip, done, history):
+    """The next stage of `movepick.ordered_moves`: the other quiet moves, by their history when
+    the search reaches them (it may have changed while the moves before were searched)."""
     if in_check:
         quiets = evasion_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
                                 ep_square, True)
     else:
         quiets, _ = _quiet_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours,
                                        white_to_move, lsb(kings & ours))
-    for index in _by_history_impl(quiets, history, done_a, done_b, done_c):
-        origin = index >> 6
-        out[n] = origin | (index & 63) << 6 | _kind(SQUARE_BB[origin], pawns, knights, bishops,
-                                                   rooks, queens) << 16
-        n += 1
-    for i in range(n_losing):
-        out[n] = losing[i]
-        n += 1
-    return out[:n], True
+    skipped = (skip & 63) << 6 | skip >> 6 if skip >= 0 else -1
+    ordered = _by_history_impl(quiets, history, skipped, done[0], done[1])
+    out = np.empty(ordered.shape[0], dtype=np.int64)
+    for i in range(ordered.shape[0]):
+        origin = ordered[i] >> 6
+        out[i] = origin | (ordered[i] & 63) << 6 | _kind(SQUARE_BB[origin], pawns, knights,
+                                                         bishops, rooks, queens) << 16
+    return out
 
 
 @njit(cache=True, nogil=True)
@@ -317,8 +335,8 @@ def _child(code, pawns, knights, bishops, rooks, queens, kings, white, castling,
 @njit(cache=True, nogil=True)
 def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, key,
             probed, in_check, ep_square, halfmove, depth, alpha, beta, ply, qply, last_target,
-            path, last, extend_below, params, hash_code, history_black, history_white, killers,
-            table, entries, generation, weights, counts, budget, undo, ordering_undo):
+            path, last, extend_below, can_null, params, hash_code, history_black, history_white,
+            killers, table, entries, generation, weights, counts, budget, undo, ordering_undo):
     if probed:  # the first node of the call
         counts[:] = 0
     occupied = pawns | knights | bishops | rooks | queens | kings
@@ -335,12 +353,14 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
     promoting = pawns & ours & SEVENTH_RANK[1 if white_to_move else 0]
     history = history_white if white_to_move else history_black
     colour = 1 if white_to_move else 0
+    if not probed and in_check and ply < extend_below:
+        depth += 1  # the check extension
     if depth > 0:
-        # ------------------------------ a non-PV node one ply above the horizon (Search.pvs)
-        # Not in check: called by the search from its step 6. In check: the child of such a node
-        # (or of another in check), searched one ply deeper by the check extension, from step 1.
+        # -------------------------------------------- a non-PV node near the horizon (Search.pvs)
+        # The first node of a call is not in check and starts at step 6 (the search did the rest);
+        # the kernel's own nodes start at step 2.
         static_eval = -INFINITY
-        if in_check:
+        if not probed:
             counts[NODES] += 1
             if ply > counts[SELDEPTH]:
                 counts[SELDEPTH] = ply
@@ -348,8 +368,9 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
                 return OUT_OF_NODES
             # Step 2. Draws.
             if halfmove >= 100:
-                if (evasion_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
-                                   white_to_move, ep_square, False).shape[0]
+                if not in_check or (
+                        evasion_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
+                                       white_to_move, ep_square, False).shape[0]
                         or evasion_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
                                           white_to_move, ep_square, True).shape[0]):
                     return 0
@@ -381,40 +402,79 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
             # Step 5. Tablebases: the Python search's business.
             if params[TABLEBASES] and halfmove == 0:
                 return GAVE_UP
-        else:
-            if promoting:
-                return GAVE_UP
-            # Step 6. Static evaluation. Step 7. Razoring and reverse futility.
+        if not in_check:
+            if promoting or castling & ours:
+                return GAVE_UP  # promotions and castling: the Python search plays them
+            # Step 6. Static evaluation.
             counts[EVALUATIONS] += 1
             static_eval = _static_score(pawns, knights, bishops, rooks, queens, kings, white, black,
                                         white_to_move, weights)
+            # Step 7. Razoring, reverse futility, null move.
             if abs(beta) < MATE_BOUND:
-                if static_eval + params[RAZOR] <= alpha:
+                if static_eval + params[RAZOR + depth - 1] <= alpha:
                     result = _search(pawns, knights, bishops, rooks, queens, kings, white, castling,
                                      white_to_move, key, not_probed, not_check, ep_square, halfmove,
                                      horizon, alpha, alpha + 1, ply, horizon, last_target, path,
-                                     last, extend_below, params, hash_code, history_black,
-                                     history_white, killers, table, entries, generation, weights,
-                                     counts, budget, undo, ordering_undo)
+                                     last, extend_below, can_null, params, hash_code,
+                                     history_black, history_white, killers, table, entries,
+                                     generation, weights, counts, budget, undo, ordering_undo)
                     if result <= alpha:  # GAVE_UP and OUT_OF_NODES too
                         return result
-                if static_eval - params[REVERSE_FUTILITY] >= beta:
+                if static_eval - params[REVERSE_FUTILITY] * depth >= beta:
                     return static_eval
+                if (can_null and depth >= params[NULL_MOVE_DEPTH] and static_eval >= beta
+                        and ours & ~(pawns | kings)):
+                    # Passing leaves a position searched only by quiescence at these depths.
+                    reduction = 3 + depth // 4 + min(3, (static_eval - beta) // 200)
+                    null_key, _ = _key_kernel(pawns, knights, bishops, rooks, queens, kings, white,
+                                              castling, not white_to_move, no_square)
+                    result = _search(pawns, knights, bishops, rooks, queens, kings, white, castling,
+                                     not white_to_move, null_key, not_probed, not_check, no_square,
+                                     halfmove + 1, depth - 1 - reduction, -beta, -beta + 1, ply + 1,
+                                     horizon, last_target, path, last, extend_below, not_check,
+                                     params, hash_code, history_black, history_white, killers,
+                                     table, entries, generation, weights, counts, budget, undo,
+                                     ordering_undo)
+                    if result <= GAVE_UP:
+                        return result
+                    if -result >= beta:
+                        return beta if -result >= MATE_BOUND else -result
         # Step 8. The moves, with futility, late-move and SEE pruning out of check.
-        moves, ordered = _ordered_moves(pawns, knights, bishops, rooks, queens, kings, ours,
-                                        white_to_move, ep_square, in_check, hash_code,
-                                        killers[ply, 0], killers[ply, 1], history)
+        moves, losing, skip, ordered = _first_moves(pawns, knights, bishops, rooks, queens, kings,
+                                                    ours, white_to_move, ep_square, in_check,
+                                                    hash_code)
         if not ordered:
             return GAVE_UP
-        futility_value = static_eval + params[FUTILITY]
+        futility_value = static_eval + params[FUTILITY + depth - 1]
         futile = not in_check and futility_value <= alpha
         best_score = -INFINITY
         best_move = 0
         moves_searched = 0
         cut_by_quiet = False
-        tried = np.empty(moves.shape[0], dtype=np.int64)  # quiet moves searched, as history indices
+        tried = np.empty(256, dtype=np.int64)  # quiet moves searched, as history indices
         n_tried = 0
-        for code in moves:
+        stage = 0
+        i = 0
+        done = np.full(2, -1, dtype=np.int64)  # the killers searched, as history indices
+        while True:
+            if i == moves.shape[0]:
+                # The killers, the quiet moves by history as it is then, the losing captures.
+                if stage == 0:
+                    moves, done = _killer_moves(pawns, knights, bishops, rooks, queens, kings, ours,
+                                                white_to_move, ep_square, skip, killers[ply, 0],
+                                                killers[ply, 1])
+                elif stage == 1:
+                    moves = _quiet_moves(pawns, knights, bishops, rooks, queens, kings, ours,
+                                         white_to_move, ep_square, in_check, skip, done, history)
+                elif stage == 2:
+                    moves = losing
+                else:
+                    break
+                stage += 1
+                i = 0
+                continue
+            code = moves[i]
+            i += 1
             if code >> 20:
                 return GAVE_UP  # a promotion
             origin = code & 63
@@ -425,25 +485,26 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
                                       castling, white_to_move, halfmove)
             not_lost = best_score > -TB_WIN_THRESHOLD
             if not in_check and moves_searched > 0 and not_lost:
-                if is_quiet and (futile or moves_searched >= params[LATE_MOVES]):
+                if is_quiet and (futile or moves_searched >= params[LATE_MOVES + depth - 1]):
                     if not gives_check:  # futility and late-move pruning
                         if futile and best_score < futility_value:
                             best_score = futility_value
                         continue
                 elif not is_quiet and _see_kernel(pawns, knights, bishops, rooks, queens, kings,
                                                   white, origin, target,
-                                                  white_to_move) < -params[SEE]:
+                                                  white_to_move) < -params[SEE] * depth:
                     continue  # SEE pruning
-            if gives_check and ply + 1 >= extend_below:
+            if gives_check and ply + 1 >= extend_below and depth == 1:
                 return GAVE_UP  # quiescence in check
             child_beta = -beta if moves_searched == 0 else -alpha - 1
-            child_depth = depth if gives_check else horizon
+            child_depth = depth - 1
             path[last + 1] = child_key
             # The child: depth 0, one ply more if it is in check (the check extension).
             result = _search(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
                              child_key, not_probed, gives_check, child_ep, child_halfmove,
                              child_depth, child_beta, -alpha, ply + 1,
-                             horizon, target, path, last + 1, extend_below, params, hash_code,
+                             horizon, target, path, last + 1, extend_below, probed == probed,
+                             params, hash_code,
                              history_black, history_white, killers, table, entries, generation,
                              weights, counts, budget, undo, ordering_undo)
             if result <= GAVE_UP:
@@ -548,8 +609,8 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
             return GAVE_UP
         result = _search(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
                          child_key, not_probed, not_check, no_square, halfmove, horizon, -beta,
-                         -alpha, ply + 1, qply + 1, target, path, last, extend_below, params,
-                         hash_code, history_black, history_white, killers, table, entries,
+                         -alpha, ply + 1, qply + 1, target, path, last, extend_below, can_null,
+                         params, hash_code, history_black, history_white, killers, table, entries,
                          generation, weights, counts, budget, undo, ordering_undo)
         if result <= GAVE_UP:
             return result
@@ -577,7 +638,7 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
 # that calls a recursive one (the process crashes), so undoing a call is a kernel of its own.
 _SIGNATURE = int64(uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean, uint64,
                    boolean, boolean, int64, int64, int64, int64, int64, int64, int64, int64,
-                   uint64[::1], int64, int64, int64[::1], int64, int64[::1], int64[::1],
+                   uint64[::1], int64, int64, boolean, int64[::1], int64, int64[::1], int64[::1],
                    int64[:, ::1], uint64[::1], uint64, int64, int64[:, ::1], int64[::1], int64,
                    uint64[::1], int64[::1])
 

@@ -47,14 +47,19 @@ SEE_MARGIN = 100
 RAZOR_MARGIN = (0, 300, 550)  # by remaining depth: below alpha by this, ask quiescence first
 NULL_MOVE_DEPTH = 2  # the least remaining depth at which a null move is tried
 
-# The constants above that the compiled leaves use (engine/leaves.py), at depth 1; that kernel
-# knows no null move, internal iterative reduction or late-move reduction, none of which apply there.
+# The constants above that the compiled leaves use (engine/leaves.py): the kernel searches non-PV
+# nodes up to depth 2, where late-move reductions do not apply and a null move leaves only
+# quiescence to search.
 KERNEL_PARAMS = np.zeros(leaves.PARAMS, dtype=np.int64)
-KERNEL_PARAMS[[leaves.RECAPTURES_AFTER, leaves.DELTA, leaves.RAZOR, leaves.REVERSE_FUTILITY,
-               leaves.FUTILITY, leaves.LATE_MOVES, leaves.SEE]] = (
-    RECAPTURES_ONLY_AFTER, DELTA_MARGIN, RAZOR_MARGIN[1], REVERSE_FUTILITY_MARGIN, FUTILITY_MARGIN[1],
-    LATE_MOVE_COUNT[1], SEE_MARGIN)
-assert NULL_MOVE_DEPTH > 1
+KERNEL_PARAMS[leaves.RECAPTURES_AFTER] = RECAPTURES_ONLY_AFTER
+KERNEL_PARAMS[leaves.DELTA] = DELTA_MARGIN
+KERNEL_PARAMS[leaves.RAZOR:leaves.RAZOR + 2] = RAZOR_MARGIN[1:3]
+KERNEL_PARAMS[leaves.REVERSE_FUTILITY] = REVERSE_FUTILITY_MARGIN
+KERNEL_PARAMS[leaves.FUTILITY:leaves.FUTILITY + 2] = FUTILITY_MARGIN[1:3]
+KERNEL_PARAMS[leaves.LATE_MOVES:leaves.LATE_MOVES + 2] = LATE_MOVE_COUNT[1:3]
+KERNEL_PARAMS[leaves.SEE] = SEE_MARGIN
+KERNEL_PARAMS[leaves.NULL_MOVE_DEPTH] = NULL_MOVE_DEPTH
+assert leaves.MAX_DEPTH < 3 and leaves.MAX_DEPTH - 1 - 3 <= 0  # no reductions; a null move's child is quiescence
 
 # Late-move reductions, by remaining depth and by the number of moves searched before this one.
 LMR_TABLE = [[0] * 64 for _ in range(MAX_DEPTH + 2)]
@@ -361,10 +366,10 @@ class Search:
                 self.tt.store(key, depth, EXACT, score_to_tt(wdl_score, ply), None)
                 return wdl_score
 
-        # One ply above the horizon, a non-PV node's steps 6-10 and its quiescence below, by the
-        # numba kernel of engine/leaves.py where it can.
-        if depth == 1 and not is_pv and not in_check and self._compiled_leaves():
-            score = self._run_kernel(1, alpha, beta, ply, 0, hash_move)
+        # Near the horizon, a non-PV node's steps 6-10 and its tree below, by the numba kernel of
+        # engine/leaves.py where it can.
+        if depth <= leaves.MAX_DEPTH and not is_pv and not in_check and self._compiled_leaves():
+            score = self._run_kernel(depth, alpha, beta, ply, 0, hash_move, can_null)
             if score is not None:
                 return score
 
@@ -562,11 +567,11 @@ class Search:
                 and not board.castling_rights & board.occupied_co[board.turn])
 
     def _run_kernel(self, depth: int, alpha: int, beta: int, ply: int, qply: int,
-                    hash_move: chess.Move | None) -> int | None:
+                    hash_move: chess.Move | None, can_null: bool = True) -> int | None:
         """The rest of the node by the numba kernel of engine/leaves.py (the same tree, one
-        call): at ``depth`` 0 `quiescence`, at ``depth`` 1 a non-PV `pvs` node not in check from
-        its step 6; in either, from where the node has been counted and the table probed without
-        a result. None where the kernel leaves the node to the Python code."""
+        call): at ``depth`` 0 `quiescence`, at ``depth`` 1 or 2 a non-PV `pvs` node not in check
+        from its step 6; in either, from where the node has been counted and the table probed
+        without a result. None where the kernel leaves the node to the Python code."""
         board = self.board
         ep_square = board.ep_square
         if ep_square is None or chess.square_rank(ep_square) != (5 if board.turn else 2):
@@ -592,9 +597,9 @@ class Search:
             board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
             board.occupied_co[chess.WHITE], board.castling_rights, board.turn, self.keys[-1], True,
             False, ep_square, board.halfmove_clock, depth, alpha, beta, ply, qply, last_target, path,
-            last, 2 * self.root_depth, self.kernel_params, hash_code, history_black, history_white,
-            tables.killers, tt.table, tt.entries, tt.generation, classical.WEIGHTS, counts, budget,
-            self.kernel_undo, self.kernel_ordering_undo)
+            last, 2 * self.root_depth, can_null, self.kernel_params, hash_code, history_black,
+            history_white, tables.killers, tt.table, tt.entries, tt.generation, classical.WEIGHTS,
+            counts, budget, self.kernel_undo, self.kernel_ordering_undo)
         if score == leaves.GAVE_UP:
             # The table, history and killers as they were: the Python search does the node.
             leaves.undo(tt.table, self.kernel_undo, history_black, history_white, tables.killers,

@@ -8,6 +8,7 @@ import random
 
 import chess
 import numpy as np
+import pytest
 
 from engine import leaves as compiled
 from engine.bench import POSITIONS
@@ -198,12 +199,13 @@ def test_compiled_frontier_leaves_no_trace_when_it_gives_up(monkeypatch) -> None
     assert give_ups_after_stores >= 10 and give_ups_after_cutoffs >= 1
 
 
-def test_compiled_frontier_node_is_the_python_node() -> None:
-    # One node one ply above the horizon, with windows below, around and above its static score,
-    # and its checks extended (as deep in an iteration): score, counts, table and history agree.
+@pytest.mark.parametrize("depth", [1, 2])
+def test_compiled_frontier_node_is_the_python_node(depth: int) -> None:
+    # One node near the horizon, with windows below, around and above its static score, and its
+    # checks extended (as deep in an iteration): score, counts, table and history agree.
     searched = 0
     boards = positions_along_random_games(60, seed=13) + [chess.Board(fen) for fen in ENDINGS]
-    for board in boards:
+    for i, board in enumerate(boards):
         static = evaluate(board)
         for alpha in (static - 400, static - 100, static, static + 100, static + 400):
             searches = []
@@ -213,7 +215,7 @@ def test_compiled_frontier_node_is_the_python_node() -> None:
                 search.root_depth = 4
                 search.compiled_frontier = compiled_frontier
                 search.nodes = 1  # the node itself, counted by the caller
-                searches.append((search, search.pvs(1, alpha, alpha + 1, 1, False, True)))
+                searches.append((search, search.pvs(depth, alpha, alpha + 1, 1, False, i % 2 == 0)))
             (python, python_score), (kernel, kernel_score) = searches
             assert kernel_score == python_score, board.fen()
             assert (kernel.nodes, kernel.evaluations, kernel.cutoffs, kernel.seldepth) == (
@@ -223,3 +225,22 @@ def test_compiled_frontier_node_is_the_python_node() -> None:
             assert np.array_equal(kernel.tables.killers, python.tables.killers), board.fen()
             searched += 1
     assert searched == 5 * len(boards)
+
+
+# Positions from games where the move order must be built stage by stage, as the search reaches
+# each stage: the history of the quiet moves changes while the killers are searched.
+FROM_GAMES = [
+    "8/2Q3pk/1p6/2b5/5P2/1n3P1P/5PK1/8 b - - 2 25",
+    "8/6pk/6p1/8/8/2q2QK1/P7/8 b - - 15 49",
+    "2r5/5p1p/p4k2/8/2N5/1P4P1/5K2/8 b - - 3 29",
+]
+
+
+def test_compiled_leaves_search_the_same_tree_deeper_in_positions_from_games() -> None:
+    for fen in FROM_GAMES:
+        board = chess.Board(fen)
+        python, python_result = searched(board, 6, False, [])
+        kernel, kernel_result = searched(board, 6, True, [])
+        assert (kernel.nodes, kernel_result.score, kernel_result.pv) == (
+            python.nodes, python_result.score, python_result.pv), fen
+        assert np.array_equal(kernel.tt.table, python.tt.table), fen
