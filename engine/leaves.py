@@ -1,18 +1,17 @@
-"""The search's leaves in one numba kernel: the last full-width ply and the quiescence below it.
+"""The search's leaves in one numba kernel: the last two full-width plies and quiescence below them.
 
 Most of the search's nodes are at the bottom of the tree: quiescence nodes, and the non-PV nodes one
-ply above the horizon whose children they are. In Python each of them crosses into numba several
-times (key, table, evaluation, move lists, exchange) and pays for python-chess moves and boards
-besides. `search` searches such a node with its whole tree in one call, playing the moves on the
-bitboards with the kernels the search already has, in the same steps as `Search.pvs` (from its
-step 6, at depth 1) and `Search.quiescence` in engine/search.py: the same moves in the same order,
-the same pruning, the same table entries and history. Those Python methods stay the reference and
-do what the kernel leaves to them. The kernel gives up (returns GAVE_UP) on meeting, anywhere in
-its tree, a side in check (one ply above the horizon a check is extended to a full node, with the
-draw rules of a full node) or a pawn about to promote, and the caller does not offer it a node
-whose side to move may castle. It then puts back every table entry it overwrote (it changes
-history and killers only when it returns a score), so the Python search searches exactly the tree
-it would have searched alone: the bench signature is the same with and without the kernel.
+and two plies above the horizon. In Python each of them crosses into numba several times (key,
+table, evaluation, move lists, exchange) and pays for python-chess moves and boards besides.
+`search` searches such a node with its whole tree in one call, playing the moves on the bitboards
+with the kernels the search already has, in the same steps as `Search.pvs` and `Search.quiescence`
+in engine/search.py: the same moves in the same order (each stage listed when the search reaches
+it, as `movepick.ordered_moves` does), the same pruning, extensions and draw rules, the same table
+entries, history and killers. Those Python methods stay the reference and do what the kernel
+leaves to them. The kernel gives up (returns GAVE_UP) on meeting, anywhere in its tree, a
+promotion, a side that may castle, a check in quiescence or a tablebase probe; it then puts back
+every table entry, history score and killer it changed, so the Python search searches exactly the
+tree it would have searched alone: the bench signature is the same with and without the kernel.
 """
 
 from __future__ import annotations
@@ -645,10 +644,10 @@ _SIGNATURE = int64(uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint6
 search = compile_kernel(_search, _SIGNATURE)
 """``search(pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, key,
 probed, in_check, ep_square, halfmove, depth, alpha, beta, ply, qply, last_target, path, last,
-extend_below, params, hash_code, history_black, history_white, killers, table, entries,
-generation, weights, counts, budget, undo, ordering_undo)``: the score of the position as
-`Search.pvs` finds it at ``depth`` 1 in a non-PV node not in check (from its step 6), or
-`Search.quiescence` at ``depth`` 0 out of check; OUT_OF_NODES when ``budget`` nodes are reached,
+extend_below, can_null, params, hash_code, history_black, history_white, killers, table,
+entries, generation, weights, counts, budget, undo, ordering_undo)``: the score of the position as
+`Search.pvs` finds it at ``depth`` 1 or 2 (up to MAX_DEPTH) in a non-PV node not in check (from
+its step 6), or `Search.quiescence` at ``depth`` 0 out of check; OUT_OF_NODES when ``budget`` nodes are reached,
 or GAVE_UP (then `undo` puts back the table, history and killers). ``probed``: the caller has
 counted the first node and found no result for it in the table. ``path[:last + 1]``: the keys of
 the positions since the last irreversible move (or null move), this one last, for repetitions;

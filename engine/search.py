@@ -144,8 +144,8 @@ class Search:
         self.tablebases = None  # an engine.tablebase.Tablebases, when the engine has them open
         # The static evaluation: the classical one, or the network's (UCI option "Use NNUE").
         self.evaluate: Callable[[chess.Board], int] = evaluate
-        # Quiescence, and non-PV nodes one ply above it, by the numba kernel where it can
-        # (engine/leaves.py); False: Python only (the same tree, slower).
+        # Quiescence, and non-PV nodes up to two plies above it, by the numba kernel where it
+        # can (engine/leaves.py); False: Python only (the same tree, slower).
         self.compiled_quiescence = True
         self.compiled_frontier = True
         self.soft_deadline: float | None = None
@@ -243,7 +243,7 @@ class Search:
         self.kernel_counts = np.zeros(leaves.COUNTS, dtype=np.int64)
         self.kernel_undo = np.zeros(3 * leaves.UNDO_STORES, dtype=np.uint64)
         self.kernel_ordering_undo = np.zeros(3 * leaves.ORDERING_UNDO_ENTRIES, dtype=np.int64)
-        self.kernel_path = np.zeros(2 * MAX_PLY + 256, dtype=np.uint64)
+        self.kernel_path = np.zeros(MAX_PLY + 256, dtype=np.uint64)  # keys: see _run_kernel
         self.kernel_params = KERNEL_PARAMS.copy()
         self.kernel_params[leaves.TABLEBASES] = self.tablebases is not None
 
@@ -560,8 +560,8 @@ class Search:
     # ------------------------------------------------------------------ helpers of the node
 
     def _compiled_leaves(self) -> bool:
-        """Whether the kernel may search this node one ply above the horizon: it plays no
-        castling (nor knows another evaluation)."""
+        """Whether the kernel may search this node near the horizon: it plays no castling (nor
+        knows another evaluation)."""
         board = self.board
         return (self.compiled_frontier and self.evaluate is evaluate
                 and not board.castling_rights & board.occupied_co[board.turn])
@@ -585,6 +585,8 @@ class Search:
             keys = self.keys
             start = max(len(keys) - 1 - board.halfmove_clock, self.null_marks[-1])
             last = len(keys) - 1 - start
+            if last + MAX_PLY >= len(path):
+                return None  # hundreds of moves without a capture or a pawn move
             path[:last + 1] = keys[start:]
             if hash_move is not None:
                 hash_code = hash_move.from_square | hash_move.to_square << 6 | (hash_move.promotion or 0) << 12
