@@ -22,9 +22,9 @@ from numba import boolean, int64, njit, uint64, void
 from engine.bitboards import SEVENTH_RANK, SQUARE_BB, U0, U1, compile_kernel, lsb, popcount
 from engine.endgame import with_endgame_knowledge_kernel
 from engine.evaluate import _evaluate_kernel
-from engine.movegen import _kind, evasion_kernel
-from engine.movepick import (_by_history_impl, _capture_kernel_impl, _legal_kernel_impl,
-                             _quiet_kernel_impl, _reward_impl)
+from engine.movegen import (_capture_kernel_impl, _kind, _legal_kernel_impl, _quiet_kernel_impl,
+                            evasion_kernel)
+from engine.movepick import _by_history_impl, _reward_impl
 from engine.score import MATE, MATE_BOUND, MAX_PLY, PIECE_VALUE, TB_WIN_THRESHOLD
 from engine.see import _see_kernel
 from engine.tt import EXACT, LOWER, UPPER, score_from_tt, score_to_tt

@@ -6,8 +6,8 @@ stops asking as soon as one of them causes a cut-off:
 
 1. the hash move (from the transposition table), checked for legality first;
 2. captures and promotions, most valuable victim first, least valuable attacker first (MVV-LVA),
-   listed legal and already in that order by a numba kernel over the bitboards (a quarter of the
-   cost of asking python-chess), and made into moves one at a time, so a node that cuts off early
+   listed legal and already in that order by a numba kernel over the bitboards
+   (engine/movegen.py, as are the quiet moves and the evasions), and made into moves one at a time, so a node that cuts off early
    pays for no more of them than it plays; captures that lose material by static exchange (SEE)
    wait until stage 5;
 3. the two killer moves of this ply (quiet moves that cut off at a sibling node);
@@ -21,21 +21,17 @@ costs more.
 
 from __future__ import annotations
 
-from operator import itemgetter
 from typing import Iterator
 
 import chess
 import numpy as np
-from numba import boolean, int64, njit, uint64, void
-from numba.types import Tuple
+from numba import int64, njit, void
 
-from engine.bitboards import (BISHOP_DIRS, KING_ATTACKS, KNIGHT_ATTACKS, LINE, PAWN_ATTACKS, RANK_3,
-                              RANK_6, ROOK_DIRS, S8, SEVENTH_RANK, SQUARE_BB, attacked_by,
-                              U0, compile_kernel, lsb, msb, pinned_pieces, slider_attacks)
-from engine.movegen import evasion_kernel
+from engine.bitboards import compile_kernel
+from engine.movegen import _capture_kernel, _legal_kernel, _quiet_kernel, evasion_kernel
 from engine.score import PIECE_VALUE
-from engine.tt_kernels import MOVES, encode_move
 from engine.see import see
+from engine.tt_kernels import MOVES, encode_move
 
 
 BB_PROMOTION_RANKS = chess.BB_RANK_1 | chess.BB_RANK_8
@@ -352,222 +348,3 @@ def _reward_impl(history, index, depth, tried):
 
 _by_history = compile_kernel(_by_history_impl, int64[::1](int64[::1], int64[::1], int64, int64, int64))
 _reward_kernel = compile_kernel(_reward_impl, void(int64[::1], int64, int64, int64[::1]))
-
-
-# ---------------------------------------------------------------------- the capture kernel
-
-_ORDER_VALUE = np.array(PIECE_VALUE, dtype=np.int64)
-PROMOTION_RANKS = np.uint64(BB_PROMOTION_RANKS)
-RANK_2 = np.uint64(chess.BB_RANK_2)
-RANK_7 = np.uint64(chess.BB_RANK_7)
-_CAPTURE_SIGNATURE = int64[::1](uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64,
-                                boolean, int64, uint64)
-
-
-@njit(cache=True, nogil=True)
-def _capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, victims, white,
-                         ep_square, not_attackers):
-    """Legal captures of ``victims`` by a side not in check, in MVV-LVA order, each encoded as
-    ``origin | target << 6 | victim type << 12 | attacker type << 16`` (python-chess piece types).
-
-    Victims come from the queen down to pawns (en passant last among the pawns), each target
-    square from h8 down to a1; within a victim type the cheapest attacker comes first.
-    """
-    out = np.empty(128, dtype=np.int64)
-    n = 0
-    occupied = pawns | knights | bishops | rooks | queens | kings
-    theirs = occupied & ~ours
-    them = 0 if white else 1
-    king = lsb(kings & ours)
-    king_bb = SQUARE_BB[king]
-    pinned = pinned_pieces(king, occupied, ours, theirs, bishops, rooks, queens)
-    diagonal = (bishops | queens) & ours
-    straight = (rooks | queens) & ours
-    our_pawns = pawns & ours & ~not_attackers
-    by_type = (pawns, knights, bishops, rooks, queens)
-    for victim_type in range(5, 0, -1):
-        targets = by_type[victim_type - 1] & victims
-        first = n
-        while targets:
-            square = msb(targets)
-            targets ^= SQUARE_BB[square]
-            attackers = (((KNIGHT_ATTACKS[square] & knights) | (KING_ATTACKS[square] & kings)) & ours
-                         | (slider_attacks(square, occupied, BISHOP_DIRS) & diagonal)
-                         | (slider_attacks(square, occupied, ROOK_DIRS) & straight)
-                         | (PAWN_ATTACKS[them, square] & our_pawns))
-            while attackers:
-                origin = msb(attackers)
-                bit = SQUARE_BB[origin]
-                attackers ^= bit
-                if bit & pinned and not LINE[origin, square] & king_bb:
-                    continue
-                if bit & kings and attacked_by(square, occupied, pawns, knights, bishops, rooks,
-                                               queens, kings, theirs, white):
-                    continue
-                if bit & pawns:
-                    attacker = 1
-                elif bit & knights:
-                    attacker = 2
-                elif bit & bishops:
-                    attacker = 3
-                elif bit & rooks:
-                    attacker = 4
-                elif bit & queens:
-                    attacker = 5
-                else:
-                    attacker = 6
-                out[n] = origin | square << 6 | victim_type << 12 | attacker << 16
-                n += 1
-        if victim_type == 1 and ep_square >= 0 and not SQUARE_BB[ep_square] & occupied:
-            attackers = PAWN_ATTACKS[them, ep_square] & our_pawns
-            taken = SQUARE_BB[ep_square + (-8 if white else 8)]
-            while attackers:
-                origin = msb(attackers)
-                attackers ^= SQUARE_BB[origin]
-                # Two pawns leave their squares: no slider of theirs may then see our king.
-                after = (occupied ^ SQUARE_BB[origin] ^ taken) | SQUARE_BB[ep_square]
-                if ((slider_attacks(king, after, BISHOP_DIRS) & (bishops | queens))
-                        | (slider_attacks(king, after, ROOK_DIRS) & (rooks | queens))) & theirs:
-                    continue
-                out[n] = origin | ep_square << 6 | 1 << 12 | 1 << 16
-                n += 1
-        # A stable insertion sort by attacker value: the lists are a handful of moves long.
-        for i in range(first + 1, n):
-            code = out[i]
-            value = _ORDER_VALUE[code >> 16]
-            j = i - 1
-            while j >= first and _ORDER_VALUE[out[j] >> 16] > value:
-                out[j + 1] = out[j]
-                j -= 1
-            out[j + 1] = code
-    return out[:n]
-
-
-_capture_kernel = compile_kernel(_capture_kernel_impl, _CAPTURE_SIGNATURE)
-
-
-# ---------------------------------------------------------------------- the quiet-move kernel
-
-_QUIET_SIGNATURE = Tuple((int64[::1], int64))(uint64, uint64, uint64, uint64, uint64, uint64,
-                                              uint64, boolean, int64)
-
-
-@njit(cache=True, nogil=True)
-def _quiet_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, white, king):
-    """Legal quiet moves, but castling, of a side not in check, as ``origin << 6 | target``,
-    in python-chess's order: piece moves by origin and target from h8 down, then single and
-    double pawn pushes. Also returns how many piece moves come first (castling follows them)."""
-    out = np.empty(256, dtype=np.int64)
-    n = 0
-    occupied = pawns | knights | bishops | rooks | queens | kings
-    empty = ~occupied
-    theirs = occupied & ~ours
-    pinned = pinned_pieces(king, occupied, ours, theirs, bishops, rooks, queens)
-    king_bb = SQUARE_BB[king]
-    pieces = ours & ~pawns
-    while pieces:
-        origin = msb(pieces)
-        bit = SQUARE_BB[origin]
-        pieces ^= bit
-        if bit & knights:
-            targets = KNIGHT_ATTACKS[origin]
-        elif bit & bishops:
-            targets = slider_attacks(origin, occupied, BISHOP_DIRS)
-        elif bit & rooks:
-            targets = slider_attacks(origin, occupied, ROOK_DIRS)
-        elif bit & queens:
-            targets = (slider_attacks(origin, occupied, BISHOP_DIRS)
-                       | slider_attacks(origin, occupied, ROOK_DIRS))
-        else:
-            targets = KING_ATTACKS[origin]
-        targets &= empty
-        while targets:
-            target = msb(targets)
-            targets ^= SQUARE_BB[target]
-            if bit & kings:
-                # Not in check, so no slider sees through the king's own square: the board as it
-                # stands tells whether the target is attacked.
-                if attacked_by(target, occupied, pawns, knights, bishops, rooks, queens, kings,
-                               theirs, white):
-                    continue
-            elif bit & pinned and not LINE[origin, target] & king_bb:
-                continue
-            out[n] = origin << 6 | target
-            n += 1
-    piece_moves = n
-    movers = pawns & ours & ~SEVENTH_RANK[1 if white else 0]
-    if white:
-        single = (movers << S8) & empty
-        double = ((single & RANK_3) << S8) & empty
-        step = 8
-    else:
-        single = (movers >> S8) & empty
-        double = ((single & RANK_6) >> S8) & empty
-        step = -8
-    for distance in (step, 2 * step):
-        pushes = single if distance == step else double
-        while pushes:
-            target = msb(pushes)
-            pushes ^= SQUARE_BB[target]
-            origin = target - distance
-            if SQUARE_BB[origin] & pinned and not LINE[origin, target] & king_bb:
-                continue
-            out[n] = origin << 6 | target
-            n += 1
-    return out[:n], piece_moves
-
-
-_quiet_kernel = compile_kernel(_quiet_kernel_impl, _QUIET_SIGNATURE)
-
-
-# ---------------------------------------------------------------------- the legality kernel
-
-_LEGAL_SIGNATURE = boolean(uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean, int64,
-                           int64)
-
-
-@njit(cache=True, nogil=True)
-def _legal_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, white, origin, target):
-    """Whether ``origin`` -> ``target`` is a legal move that is neither castling, en passant nor
-    a promotion (a pawn reaching the last rank without promoting is not legal)."""
-    occupied = pawns | knights | bishops | rooks | queens | kings
-    theirs = occupied & ~ours
-    from_bb = SQUARE_BB[origin]
-    to_bb = SQUARE_BB[target]
-    if not from_bb & ours or to_bb & ours:
-        return False
-    if from_bb & pawns:
-        if to_bb & PROMOTION_RANKS:
-            return False
-        if to_bb & theirs:
-            reach = PAWN_ATTACKS[1 if white else 0, origin] & to_bb
-        else:
-            step = 8 if white else -8
-            start = RANK_2 if white else RANK_7
-            reach = U0
-            if target == origin + step:
-                reach = to_bb & ~occupied
-            elif (target == origin + 2 * step and from_bb & start
-                  and not SQUARE_BB[origin + step] & occupied):
-                reach = to_bb & ~occupied
-    elif from_bb & knights:
-        reach = KNIGHT_ATTACKS[origin] & to_bb
-    elif from_bb & bishops:
-        reach = slider_attacks(origin, occupied, BISHOP_DIRS) & to_bb
-    elif from_bb & rooks:
-        reach = slider_attacks(origin, occupied, ROOK_DIRS) & to_bb
-    elif from_bb & queens:
-        reach = (slider_attacks(origin, occupied, BISHOP_DIRS)
-                 | slider_attacks(origin, occupied, ROOK_DIRS)) & to_bb
-    else:
-        reach = KING_ATTACKS[origin] & to_bb
-    if not reach:
-        return False
-    # Legal if, the move made, no piece of theirs (but one taken) attacks our king.
-    king = target if from_bb & kings else lsb(kings & ours)
-    return not attacked_by(king, (occupied ^ from_bb) | to_bb, pawns, knights, bishops, rooks,
-                           queens, kings, theirs & ~to_bb, white)
-
-
-_legal_kernel = compile_kernel(_legal_kernel_impl, _LEGAL_SIGNATURE)
-
