@@ -1,6 +1,6 @@
 """The compiled leaves (engine/leaves.py) are the Python search (Search.quiescence, and
-Search.pvs one ply above the horizon), only faster: the same score, nodes, table and move-ordering
-tables wherever the kernel searches, and no trace where it gives up."""
+Search.pvs one and two plies above the horizon), only faster: the same score, nodes, table and
+move-ordering tables wherever the kernel searches, and no trace where it gives up."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ ENDINGS = [
     "7k/5K1p/7P/8/8/8/8/n6R w - - 0 1",  # Rxa1 stalemates
     "7k/5K1p/7P/8/8/8/8/R7 b - - 0 1",  # stalemate
     "8/8/8/3k4/8/2b5/4N3/7K w - - 0 1",  # Nxc3+ leaves too little to mate, in check
-    "4k3/8/8/8/3B4/8/8/1n2K3 b - - 0 1",  # Nc3 forks; Bxc3 also draws
+    "4k3/8/8/8/3B4/8/8/1n2K3 b - - 0 1",
 ]
 
 
