@@ -16,6 +16,7 @@ from engine.evaluate import evaluate
 from engine.search import INFINITY, RECAPTURES_ONLY_AFTER, Search, SearchResult
 from engine.timeman import Limits
 from engine.tt import TranspositionTable
+from paths import DATA
 
 
 def positions_along_random_games(count: int, seed: int = 7) -> list[chess.Board]:
@@ -244,3 +245,26 @@ def test_compiled_leaves_search_the_same_tree_deeper_in_positions_from_games() -
         assert (kernel.nodes, kernel_result.score, kernel_result.pv) == (
             python.nodes, python_result.score, python_result.pv), fen
         assert np.array_equal(kernel.tt.table, python.tt.table), fen
+
+
+# Nodes of depth-5 searches of tests/data/positions_from_games.fen, fresh tables each (the same at
+# c15f239, before the kernel searched more than quiescence).
+GAMES_SIGNATURE = 568_261
+
+
+@pytest.mark.slow
+def test_compiled_leaves_search_the_same_tree_in_150_positions_from_games() -> None:
+    # Endings, checks and repetitions as games meet them (the bench's positions missed two kernel
+    # bugs these caught). Also pins the total, as the bench signature does: a change of the tree
+    # must change it on purpose.
+    lines = (DATA / "positions_from_games.fen").read_text().splitlines()
+    total = 0
+    for fen in [line for line in lines if line and not line.startswith("#")]:
+        board = chess.Board(fen)
+        python, python_result = searched(board, 5, False, [])
+        kernel, kernel_result = searched(board, 5, True, [])
+        assert (kernel.nodes, kernel_result.score, kernel_result.pv) == (
+            python.nodes, python_result.score, python_result.pv), fen
+        assert np.array_equal(kernel.tt.table, python.tt.table), fen
+        total += kernel.nodes
+    assert total == GAMES_SIGNATURE
