@@ -305,9 +305,9 @@ def _child(code, pawns, knights, bishops, rooks, queens, kings, white, castling,
         code, pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move)
     origin = code & 63
     target = code >> 6 & 63
+    ep_square = -1
     child_key, in_check = _key_kernel(p, n, b, r, q, k, child_white, child_castling,
-                                      not white_to_move, origin - origin - 1)
-    ep_square = origin - origin - 1
+                                      not white_to_move, ep_square)
     mover = code >> 16 & 15
     if mover == 1 and (target - origin == 16 or origin - target == 16):
         # A double step: the en passant square counts (in the key too) if the capture is legal.
