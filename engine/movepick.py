@@ -6,10 +6,10 @@ stops asking as soon as one of them causes a cut-off:
 
 1. the hash move (from the transposition table), checked for legality first;
 2. captures and promotions, most valuable victim first, least valuable attacker first (MVV-LVA),
-   listed legal and already in that order by a numba kernel over the bitboards
-   (engine/movegen.py, as are the quiet moves and the evasions), and made into moves one at a time, so a node that cuts off early
-   pays for no more of them than it plays; captures that lose material by static exchange (SEE)
-   wait until stage 5;
+   listed legal and already in that order by a numba kernel over the bitboards (engine/movegen.py,
+   as are the quiet moves and the evasions), and made into moves one at a time, so a node that
+   cuts off early pays for no more of them than it plays; captures that lose material by static
+   exchange (SEE) wait until stage 5;
 3. the two killer moves of this ply (quiet moves that cut off at a sibling node);
 4. the remaining quiet moves, by history score (how often the move cut off anywhere in the tree);
 5. the losing captures, in MVV-LVA order.
@@ -203,7 +203,7 @@ def captures(board: chess.Board, in_check: bool = False, underpromotions: bool =
 
 
 def _ep_square(board: chess.Board) -> int:
-    """The en passant square for the side to move, or -1."""
+    """The board's en passant square, or -1 (the kernels' "none")."""
     ep_square = board.ep_square
     return -1 if ep_square is None else ep_square
 

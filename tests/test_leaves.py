@@ -237,14 +237,21 @@ FROM_GAMES = [
 ]
 
 
+def nodes_of_the_same_search_with_and_without_the_kernel(fen: str, depth: int) -> int:
+    """Searches ``fen`` to ``depth`` with the compiled leaves and without; asserts the two agree
+    (nodes, score, PV, table) and returns the nodes."""
+    board = chess.Board(fen)
+    python, python_result = searched(board, depth, False, [])
+    kernel, kernel_result = searched(board, depth, True, [])
+    assert (kernel.nodes, kernel_result.score, kernel_result.pv) == (
+        python.nodes, python_result.score, python_result.pv), fen
+    assert np.array_equal(kernel.tt.table, python.tt.table), fen
+    return kernel.nodes
+
+
 def test_compiled_leaves_search_the_same_tree_deeper_in_positions_from_games() -> None:
     for fen in FROM_GAMES:
-        board = chess.Board(fen)
-        python, python_result = searched(board, 6, False, [])
-        kernel, kernel_result = searched(board, 6, True, [])
-        assert (kernel.nodes, kernel_result.score, kernel_result.pv) == (
-            python.nodes, python_result.score, python_result.pv), fen
-        assert np.array_equal(kernel.tt.table, python.tt.table), fen
+        nodes_of_the_same_search_with_and_without_the_kernel(fen, 6)
 
 
 # Nodes of depth-5 searches of tests/data/positions_from_games.fen, fresh tables each (the same at
@@ -258,13 +265,6 @@ def test_compiled_leaves_search_the_same_tree_in_150_positions_from_games() -> N
     # bugs these caught). Also pins the total, as the bench signature does: a change of the tree
     # must change it on purpose.
     lines = (DATA / "positions_from_games.fen").read_text().splitlines()
-    total = 0
-    for fen in [line for line in lines if line and not line.startswith("#")]:
-        board = chess.Board(fen)
-        python, python_result = searched(board, 5, False, [])
-        kernel, kernel_result = searched(board, 5, True, [])
-        assert (kernel.nodes, kernel_result.score, kernel_result.pv) == (
-            python.nodes, python_result.score, python_result.pv), fen
-        assert np.array_equal(kernel.tt.table, python.tt.table), fen
-        total += kernel.nodes
+    total = sum(nodes_of_the_same_search_with_and_without_the_kernel(line, 5)
+                for line in lines if line and not line.startswith("#"))
     assert total == GAMES_SIGNATURE
