@@ -1,17 +1,20 @@
-"""The search's leaves in one numba kernel: the last two full-width plies and quiescence below them.
+"""The search below its principal variation in one numba kernel: non-PV nodes and quiescence.
 
-Most of the search's nodes are at the bottom of the tree: quiescence nodes, and the non-PV nodes one
-and two plies above the horizon. In Python each of them crosses into numba several times (key,
-table, evaluation, move lists, exchange) and pays for python-chess moves and boards besides.
-`search` searches such a node with its whole tree in one call, playing the moves on the bitboards
-with the kernels the search already has, in the same steps as `Search.pvs` and `Search.quiescence`
-in engine/search.py: the same moves in the same order (each stage listed when the search reaches
-it, as `movepick.ordered_moves` does), the same pruning, extensions and draw rules, the same table
-entries, history and killers. Those Python methods stay the reference and do what the kernel
-leaves to them. The kernel gives up (returns GAVE_UP) on meeting, anywhere in its tree, a
-promotion, a side that may castle, a check in quiescence or a tablebase probe; it then puts back
-every table entry, history score and killer it changed, so the Python search searches exactly the
-tree it would have searched alone: the bench signature is the same with and without the kernel.
+Almost all of the search's nodes are off the principal variation: the null-window searches of PVS,
+the moves refuted there, and quiescence below them. In Python each such node crosses into numba
+several times (key, table, evaluation, move lists, exchange) and pays for python-chess moves and
+boards besides. `search` searches a non-PV node (or a quiescence node) with its whole tree in one
+call, playing the moves on the bitboards with the kernels the search already has, in the same
+steps as `Search.pvs` and `Search.quiescence` in engine/search.py: the same moves in the same order
+(each stage listed when the search reaches it, as `movepick.ordered_moves` does), the same
+pruning, reductions, extensions and draw rules, the same table entries, history and killers.
+Those Python methods stay the reference: they search the principal variation and what the kernel
+leaves to them. The kernel gives up (returns GAVE_UP) on meeting, anywhere in its tree, a side that
+may castle, a tablebase probe, an en passant table move or the ply limit (or when its undo records
+are full); it then puts back every table entry, history score and killer it changed, so the Python
+search searches exactly the tree it would have searched alone: the bench signature is the same
+with and without the kernel. The kernel reads a stop word every 1024 nodes, so that `stop` and the
+hard deadline end even a long call at once.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from engine.bitboards import SEVENTH_RANK, SQUARE_BB, U0, U1, compile_kernel, ls
 from engine.endgame import with_endgame_knowledge_kernel
 from engine.evaluate import _evaluate_kernel
 from engine.movegen import (_capture_kernel_impl, _kind, _legal_kernel_impl, _quiet_kernel_impl,
-                            evasion_kernel)
+                            evasion_kernel, promotion_kernel)
 from engine.movepick import _by_history_impl, _reward_impl
 from engine.score import MATE, MATE_BOUND, MAX_PLY, PIECE_VALUE, TB_WIN_THRESHOLD
 from engine.see import _see_kernel
@@ -39,20 +42,18 @@ NO_BUDGET = 1 << 62  # the budget of a search without a node limit
 # The counters a call fills in, by index of its `counts` array.
 NODES, EVALUATIONS, CUTOFFS, SELDEPTH, UNDO_LENGTH, ORDERING_UNDO_LENGTH = 0, 1, 2, 3, 4, 5
 COUNTS = 6
-# The pruning constants of engine/search.py the kernel uses, by index of its `params` array
-# (those of depth 1 where they depend on the depth).
-# RAZOR, FUTILITY and LATE_MOVES are those of depth 1; depth 2's follow each of them.
-(RECAPTURES_AFTER, DELTA, RAZOR, _, REVERSE_FUTILITY, FUTILITY, _, LATE_MOVES, _, SEE,
- NULL_MOVE_DEPTH, TABLEBASES) = range(12)
-PARAMS = 12
-MAX_DEPTH = 2  # the deepest node the search hands the kernel
+# The pruning constants of engine/search.py the kernel uses, by index of its `params` array:
+# RAZOR and FUTILITY hold the margins of depths 1 and 2, LATE_MOVES the counts of depths 1 to 3.
+(RECAPTURES_AFTER, DELTA, RAZOR, _, REVERSE_FUTILITY, REVERSE_FUTILITY_DEPTH, FUTILITY, _,
+ LATE_MOVES, _, _, SEE, SEE_DEPTH, NULL_MOVE_DEPTH, TABLEBASES) = range(15)
+PARAMS = 15
 INFINITY = MATE + 1
 # The table words a call overwrote, three uint64 per store (slot, both old words), put back if it
 # gives up; a tree that would store more gives up when the record is full.
-UNDO_STORES = 1 << 14
+UNDO_STORES = 1 << 16
 # The history and killer entries a call overwrote, three int64 per entry (table: 0 Black's history,
 # 1 White's, 2 the killers; index; old value).
-ORDERING_UNDO_ENTRIES = 1 << 12
+ORDERING_UNDO_ENTRIES = 1 << 14
 
 _VALUE = np.array(PIECE_VALUE, dtype=np.int64)
 _BACK_RANK = np.array([0xFF00000000000000, 0xFF], dtype=np.uint64)  # by colour: Black, White
@@ -94,11 +95,13 @@ def _static_score(pawns, knights, bishops, rooks, queens, kings, white, black, w
 @njit(cache=True, nogil=True)
 def _play(code, pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move):
     """The bitboards, White's men and castling rights after the move ``code`` (origin | target << 6
-    | victim type << 12 | mover type << 16; victim 0 for a quiet move): no castling, no promotion."""
+    | victim type << 12 | mover type << 16 | promotion << 20; victim 0 for a quiet move, promotion
+    0 for none): any move but castling."""
     origin = code & 63
     target = code >> 6 & 63
     victim_type = code >> 12 & 15
-    mover_type = code >> 16
+    mover_type = code >> 16 & 15
+    promotion = code >> 20
     from_bb = SQUARE_BB[origin]
     to_bb = SQUARE_BB[target]
     taken = U0
@@ -109,8 +112,13 @@ def _play(code, pawns, knights, bishops, rooks, queens, kings, white, castling, 
         pawns, knights, bishops, rooks, queens, kings = _toggle(victim_type, taken, pawns, knights,
                                                                 bishops, rooks, queens, kings)
     moved = from_bb | to_bb
-    pawns, knights, bishops, rooks, queens, kings = _toggle(mover_type, moved, pawns, knights,
-                                                            bishops, rooks, queens, kings)
+    if promotion:
+        pawns ^= from_bb
+        pawns, knights, bishops, rooks, queens, kings = _toggle(promotion, to_bb, pawns, knights,
+                                                                bishops, rooks, queens, kings)
+    else:
+        pawns, knights, bishops, rooks, queens, kings = _toggle(mover_type, moved, pawns, knights,
+                                                                bishops, rooks, queens, kings)
     castling &= ~moved
     if mover_type == 6:
         castling &= ~_BACK_RANK[1 if white_to_move else 0]
@@ -118,34 +126,27 @@ def _play(code, pawns, knights, bishops, rooks, queens, kings, white, castling, 
     return pawns, knights, bishops, rooks, queens, kings, white, castling
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _move_id(code):
+    """A move code as the table stores moves: origin | target << 6 | promotion << 12."""
+    return code & 4095 | (code >> 20) << 12
+
+
 @njit(cache=True, nogil=True)
 def _first_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, ep_square,
                  in_check, hash_code):
-    """The first stages of `movepick.ordered_moves`: the hash move and the captures that do not
-    lose material, then apart the losing captures (searched last), each move as origin | target
-    << 6 | victim type << 12 | mover type << 16 | promotion << 20 (victim 0: a quiet move); and the
-    hash move's code (-1 if it is not legal here). No moves where that order needs python-chess
-    (the hash move is a promotion or an en passant capture)."""
+    """The first stages of `movepick.ordered_moves`: the hash move, then the captures and
+    promotions of `movepick.captures` but the captures that lose material, which come apart (they
+    are searched last); each move as origin | target << 6 | victim type << 12 | mover type << 16
+    | promotion << 20 (victim 0: a quiet move). Also the hash move's table code (-1 if it is not
+    legal here). No moves where that order needs python-chess (the hash move is an en passant
+    capture)."""
     occupied = pawns | knights | bishops | rooks | queens | kings
     theirs = occupied & ~ours
     white = ours if white_to_move else theirs
     out = np.empty(256, dtype=np.int64)
     n = 0
     skip = -1
-    if hash_code > 0:
-        origin = hash_code & 63
-        target = hash_code >> 6 & 63
-        from_bb = SQUARE_BB[origin]
-        if hash_code >> 12 or (from_bb & pawns and target == ep_square):
-            return out[:0], out[:0], skip, False
-        if _legal_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
-                              origin, target):
-            victim = SQUARE_BB[target] & theirs
-            out[n] = (origin | target << 6
-                      | (_kind(victim, pawns, knights, bishops, rooks, queens) if victim else 0) << 12
-                      | _kind(from_bb, pawns, knights, bishops, rooks, queens) << 16)
-            n += 1
-            skip = origin | target << 6
     if in_check:
         evasions = evasion_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
                                   white_to_move, ep_square, False)
@@ -154,22 +155,53 @@ def _first_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_m
             code = evasions[i]
             captures[i] = (code & 4095 | (code >> 16 & 7) << 12 | (code >> 20) << 16
                            | (code >> 12 & 7) << 20)
+        promotions = captures[:0]
     else:
+        promoting = pawns & ours & SEVENTH_RANK[1 if white_to_move else 0]
+        promotions = promotion_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
+                                      white_to_move, promoting)
         captures = _capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, theirs,
-                                        white_to_move, ep_square, U0)
+                                        white_to_move, ep_square, promoting)
+    if hash_code > 0:
+        origin = hash_code & 63
+        target = hash_code >> 6 & 63
+        from_bb = SQUARE_BB[origin]
+        if from_bb & pawns and target == ep_square:
+            return out[:0], out[:0], skip, False
+        if hash_code >> 12:
+            # A promotion: legal if it is one of the promotions listed.
+            for code in promotions if not in_check else captures:
+                if _move_id(code) == hash_code:
+                    out[n] = code
+                    n += 1
+                    skip = hash_code
+        elif _legal_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
+                                origin, target):
+            victim = SQUARE_BB[target] & theirs
+            out[n] = (origin | target << 6
+                      | (_kind(victim, pawns, knights, bishops, rooks, queens) if victim else 0) << 12
+                      | _kind(from_bb, pawns, knights, bishops, rooks, queens) << 16)
+            n += 1
+            skip = hash_code
+    for code in promotions:
+        if code >> 20 == 5 and _move_id(code) != skip:  # queen promotions first
+            out[n] = code
+            n += 1
     losing = np.empty(captures.shape[0], dtype=np.int64)
     n_losing = 0
     for code in captures:
-        origin = code & 63
-        target = code >> 6 & 63
-        if origin | target << 6 == skip and code >> 20 == 0:
+        if _move_id(code) == skip:
             continue
         if (_VALUE[code >> 16 & 15] > _VALUE[code >> 12 & 15] and code >> 20 == 0
-                and _see_kernel(pawns, knights, bishops, rooks, queens, kings, white, origin,
-                                target, white_to_move) < 0):
+                and _see_kernel(pawns, knights, bishops, rooks, queens, kings, white, code & 63,
+                                code >> 6 & 63, white_to_move) < 0):
             losing[n_losing] = code
             n_losing += 1
         else:
+            out[n] = code
+            n += 1
+    for code in promotions:
+        if code >> 20 != 5 and _move_id(code) != skip:  # then the under-promotions
             out[n] = code
             n += 1
     return out[:n], losing[:n_losing], skip, True
@@ -214,7 +246,7 @@ def _quiet_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_m
     else:
         quiets, _ = _quiet_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours,
                                        white_to_move, lsb(kings & ours))
-    skipped = (skip & 63) << 6 | skip >> 6 if skip >= 0 else -1
+    skipped = (skip & 63) << 6 | skip >> 6 if 0 <= skip < 4096 else -1  # (not a promotion)
     ordered = _by_history_impl(quiets, history, skipped, done[0], done[1])
     out = np.empty(ordered.shape[0], dtype=np.int64)
     for i in range(ordered.shape[0]):
@@ -332,10 +364,36 @@ def _child(code, pawns, knights, bishops, rooks, queens, kings, white, castling,
 
 
 @njit(cache=True, nogil=True)
+def _next_stage(stage, losing, pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
+                ep_square, in_check, skip, done, killer_a, killer_b, history):
+    """The moves of the stage after ``stage`` of `movepick.ordered_moves` (0: the killers, 1: the
+    other quiet moves by their history as it is now, 2: the losing captures), and the killers
+    searched (as history indices, listed at stage 0 and skipped at stage 1)."""
+    if stage == 0:
+        return _killer_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
+                             ep_square, skip, killer_a, killer_b)
+    if stage == 1:
+        return _quiet_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
+                            ep_square, in_check, skip, done, history), done
+    return losing, done
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _count_node(counts, ply, budget, stop, stop_at):
+    """Counts a node; True if the search must stop (the node budget is spent, or every 1024
+    nodes, the stop word says so: `stop`, or the hard deadline)."""
+    counts[NODES] += 1
+    if ply > counts[SELDEPTH]:
+        counts[SELDEPTH] = ply
+    return counts[NODES] >= budget or (counts[NODES] & 1023 == 0 and stop[0] >= stop_at)
+
+
+@njit(cache=True, nogil=True)
 def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, key,
             probed, in_check, ep_square, halfmove, depth, alpha, beta, ply, qply, last_target,
-            path, last, extend_below, can_null, params, hash_code, history_black, history_white,
-            killers, table, entries, generation, weights, counts, budget, undo, ordering_undo):
+            path, last, extend_below, can_null, params, reductions, hash_code, history_black,
+            history_white, killers, table, entries, generation, weights, counts, budget, stop,
+            stop_at, undo, ordering_undo):
     if probed:  # the first node of the call
         counts[:] = 0
     occupied = pawns | knights | bishops | rooks | queens | kings
@@ -352,18 +410,15 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
     promoting = pawns & ours & SEVENTH_RANK[1 if white_to_move else 0]
     history = history_white if white_to_move else history_black
     colour = 1 if white_to_move else 0
-    if not probed and in_check and ply < extend_below:
-        depth += 1  # the check extension
+    if not probed and in_check and qply == 0 and ply < extend_below:
+        depth += 1  # the check extension (of Search.pvs nodes, not of quiescence's)
     if depth > 0:
-        # -------------------------------------------- a non-PV node near the horizon (Search.pvs)
+        # ------------------------------------------------------------- a non-PV node (Search.pvs)
         # The first node of a call is not in check and starts at step 6 (the search did the rest);
         # the kernel's own nodes start at step 2.
         static_eval = -INFINITY
         if not probed:
-            counts[NODES] += 1
-            if ply > counts[SELDEPTH]:
-                counts[SELDEPTH] = ply
-            if counts[NODES] >= budget:
+            if _count_node(counts, ply, budget, stop, stop_at):
                 return OUT_OF_NODES
             # Step 2. Draws.
             if halfmove >= 100:
@@ -402,49 +457,54 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
             if params[TABLEBASES] and halfmove == 0:
                 return GAVE_UP
         if not in_check:
-            if promoting or castling & ours:
-                return GAVE_UP  # promotions and castling: the Python search plays them
+            if castling & ours:
+                return GAVE_UP  # castling: the Python search plays it
             # Step 6. Static evaluation.
             counts[EVALUATIONS] += 1
             static_eval = _static_score(pawns, knights, bishops, rooks, queens, kings, white, black,
                                         white_to_move, weights)
             # Step 7. Razoring, reverse futility, null move.
             if abs(beta) < MATE_BOUND:
-                if static_eval + params[RAZOR + depth - 1] <= alpha:
+                if depth <= 2 and static_eval + params[RAZOR + depth - 1] <= alpha:
                     result = _search(pawns, knights, bishops, rooks, queens, kings, white, castling,
                                      white_to_move, key, not_probed, not_check, ep_square, halfmove,
                                      horizon, alpha, alpha + 1, ply, horizon, last_target, path,
-                                     last, extend_below, can_null, params, hash_code,
+                                     last, extend_below, can_null, params, reductions, hash_code,
                                      history_black, history_white, killers, table, entries,
-                                     generation, weights, counts, budget, undo, ordering_undo)
+                                     generation, weights, counts, budget, stop, stop_at, undo,
+                                     ordering_undo)
                     if result <= alpha:  # GAVE_UP and OUT_OF_NODES too
                         return result
-                if static_eval - params[REVERSE_FUTILITY] * depth >= beta:
+                if (depth <= params[REVERSE_FUTILITY_DEPTH]
+                        and static_eval - params[REVERSE_FUTILITY] * depth >= beta):
                     return static_eval
                 if (can_null and depth >= params[NULL_MOVE_DEPTH] and static_eval >= beta
                         and ours & ~(pawns | kings)):
-                    # Passing leaves a position searched only by quiescence at these depths.
                     reduction = 3 + depth // 4 + min(3, (static_eval - beta) // 200)
                     null_key, _ = _key_kernel(pawns, knights, bishops, rooks, queens, kings, white,
                                               castling, not white_to_move, no_square)
+                    # A repetition cannot reach back past a null move: the child's path starts
+                    # at the position after it.
+                    path[last + 1] = null_key
                     result = _search(pawns, knights, bishops, rooks, queens, kings, white, castling,
                                      not white_to_move, null_key, not_probed, not_check, no_square,
                                      halfmove + 1, depth - 1 - reduction, -beta, -beta + 1, ply + 1,
-                                     horizon, last_target, path, last, extend_below, not_check,
-                                     params, hash_code, history_black, history_white, killers,
-                                     table, entries, generation, weights, counts, budget, undo,
-                                     ordering_undo)
+                                     horizon, last_target, path[last + 1:], horizon, extend_below,
+                                     not_check, params, reductions, hash_code, history_black,
+                                     history_white, killers, table, entries, generation, weights,
+                                     counts, budget, stop, stop_at, undo, ordering_undo)
                     if result <= GAVE_UP:
                         return result
                     if -result >= beta:
                         return beta if -result >= MATE_BOUND else -result
-        # Step 8. The moves, with futility, late-move and SEE pruning out of check.
+        # Step 8. The moves, with futility, late-move and SEE pruning out of check, and late quiet
+        # moves searched shallower.
         moves, losing, skip, ordered = _first_moves(pawns, knights, bishops, rooks, queens, kings,
                                                     ours, white_to_move, ep_square, in_check,
                                                     hash_code)
         if not ordered:
             return GAVE_UP
-        futility_value = static_eval + params[FUTILITY + depth - 1]
+        futility_value = static_eval + params[FUTILITY + depth - 1] if depth <= 2 else INFINITY
         futile = not in_check and futility_value <= alpha
         best_score = -INFINITY
         best_move = 0
@@ -457,55 +517,53 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
         done = np.full(2, -1, dtype=np.int64)  # the killers searched, as history indices
         while True:
             if i == moves.shape[0]:
-                # The killers, the quiet moves by history as it is then, the losing captures.
-                if stage == 0:
-                    moves, done = _killer_moves(pawns, knights, bishops, rooks, queens, kings, ours,
-                                                white_to_move, ep_square, skip, killers[ply, 0],
-                                                killers[ply, 1])
-                elif stage == 1:
-                    moves = _quiet_moves(pawns, knights, bishops, rooks, queens, kings, ours,
-                                         white_to_move, ep_square, in_check, skip, done, history)
-                elif stage == 2:
-                    moves = losing
-                else:
+                if stage == 3:
                     break
+                moves, done = _next_stage(stage, losing, pawns, knights, bishops, rooks, queens,
+                                          kings, ours, white_to_move, ep_square, in_check, skip,
+                                          done, killers[ply, 0], killers[ply, 1], history)
                 stage += 1
                 i = 0
                 continue
             code = moves[i]
             i += 1
-            if code >> 20:
-                return GAVE_UP  # a promotion
             origin = code & 63
             target = code >> 6 & 63
-            is_quiet = (code >> 12 & 15) == 0
+            is_quiet = code >> 12 & 15 == 0 and code >> 20 == 0
             (p, n, b, r, q, k, child_white, child_castling, child_key, gives_check, child_ep,
              child_halfmove) = _child(code, pawns, knights, bishops, rooks, queens, kings, white,
                                       castling, white_to_move, halfmove)
-            not_lost = best_score > -TB_WIN_THRESHOLD
-            if not in_check and moves_searched > 0 and not_lost:
-                if is_quiet and (futile or moves_searched >= params[LATE_MOVES + depth - 1]):
+            if not in_check and moves_searched > 0 and best_score > -TB_WIN_THRESHOLD:
+                if is_quiet and (futile or (depth <= 3 and
+                                            moves_searched >= params[LATE_MOVES + depth - 1])):
                     if not gives_check:  # futility and late-move pruning
                         if futile and best_score < futility_value:
                             best_score = futility_value
                         continue
-                elif not is_quiet and _see_kernel(pawns, knights, bishops, rooks, queens, kings,
-                                                  white, origin, target,
-                                                  white_to_move) < -params[SEE] * depth:
+                elif (not is_quiet and depth <= params[SEE_DEPTH]
+                      and _see_kernel(pawns, knights, bishops, rooks, queens, kings, white, origin,
+                                      target, white_to_move) < -params[SEE] * depth):
                     continue  # SEE pruning
-            if gives_check and ply + 1 >= extend_below and depth == 1:
-                return GAVE_UP  # quiescence in check
             child_beta = -beta if moves_searched == 0 else -alpha - 1
-            child_depth = depth - 1
+            reduction = 0
+            if depth >= 3 and moves_searched >= 3 and is_quiet and not in_check and not gives_check:
+                reduction = max(0, min(reductions[depth, min(moves_searched, 63)], depth - 2))
             path[last + 1] = child_key
-            # The child: depth 0, one ply more if it is in check (the check extension).
             result = _search(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
                              child_key, not_probed, gives_check, child_ep, child_halfmove,
-                             child_depth, child_beta, -alpha, ply + 1,
-                             horizon, target, path, last + 1, extend_below, probed == probed,
-                             params, hash_code,
-                             history_black, history_white, killers, table, entries, generation,
-                             weights, counts, budget, undo, ordering_undo)
+                             depth - 1 - reduction, child_beta, -alpha, ply + 1, horizon, target,
+                             path, last + 1, extend_below, probed == probed, params, reductions,
+                             hash_code, history_black, history_white, killers, table, entries,
+                             generation, weights, counts, budget, stop, stop_at, undo,
+                             ordering_undo)
+            if reduction and GAVE_UP < result < -alpha:  # a reduced move that beat alpha
+                result = _search(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
+                                 child_key, not_probed, gives_check, child_ep, child_halfmove,
+                                 depth - 1, child_beta, -alpha, ply + 1, horizon, target, path,
+                                 last + 1, extend_below, probed == probed, params, reductions,
+                                 hash_code, history_black, history_white, killers, table, entries,
+                                 generation, weights, counts, budget, stop, stop_at, undo,
+                                 ordering_undo)
             if result <= GAVE_UP:
                 return result
             score = -result
@@ -513,7 +571,7 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
             if score > best_score:
                 best_score = score
                 if score > alpha:
-                    best_move = origin | target << 6
+                    best_move = _move_id(code)
                     alpha = score
                     if alpha >= beta:
                         counts[CUTOFFS] += 1
@@ -541,13 +599,8 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
         return best_score
 
     # ---------------------------------------------------- a quiescence node (Search.quiescence)
-    if in_check:
-        return GAVE_UP
     if not probed:  # the first node was counted and probed by the caller
-        counts[NODES] += 1
-        if ply > counts[SELDEPTH]:
-            counts[SELDEPTH] = ply
-        if counts[NODES] >= budget:
+        if _count_node(counts, ply, budget, stop, stop_at):
             return OUT_OF_NODES
         if ply >= MAX_PLY:
             counts[EVALUATIONS] += 1
@@ -559,68 +612,118 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
             if (tt_bound == EXACT or (tt_bound == LOWER and tt_score >= beta)
                     or (tt_bound == UPPER and tt_score <= alpha)):
                 return tt_score
-    recaptures_after = params[RECAPTURES_AFTER]
-    if (ours & ~(pawns | kings)) == U0:
-        # A side with only pawns may have no move at all: stalemate is a draw, not a standing pat.
-        if promoting:
-            return GAVE_UP
-        if (_capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, occupied & ~ours,
-                                 white_to_move, ep_square, U0).shape[0] == 0
-                and _quiet_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours,
-                                       white_to_move, lsb(kings & ours))[0].shape[0] == 0):
-            return 0
-    if promoting and qply < recaptures_after:
-        return GAVE_UP
     original_alpha = alpha
-    counts[EVALUATIONS] += 1
-    stand_pat = _static_score(pawns, knights, bishops, rooks, queens, kings, white, black,
-                              white_to_move, weights)
-    if stand_pat >= beta:
-        if not _store(table, key, entries, 0, LOWER, _to_tt(stand_pat, ply), 0, generation, undo,
-                      counts):
-            return GAVE_UP
-        return stand_pat
-    best_score = stand_pat
-    if stand_pat > alpha:
-        alpha = stand_pat
-    victims = occupied & ~ours
-    if qply >= recaptures_after:
-        victims &= SQUARE_BB[last_target]
-        ep_square = -1
-    codes = _capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, victims,
-                                 white_to_move, ep_square, promoting)
-    for code in codes:
-        origin = code & 63
-        target = code >> 6 & 63
-        victim = _VALUE[code >> 12 & 7]
-        # Delta pruning, then captures that lose material, exactly as in Search.quiescence.
-        if stand_pat + victim + params[DELTA] <= alpha:
-            break
-        if _VALUE[code >> 16] > victim and _see_kernel(pawns, knights, bishops, rooks, queens,
-                                                       kings, white, origin, target,
-                                                       white_to_move) < 0:
-            continue
-        p, n, b, r, q, k, child_white, child_castling = _play(
-            code, pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move)
-        child_key, child_in_check = _key_kernel(p, n, b, r, q, k, child_white, child_castling,
-                                                not white_to_move, no_square)
-        if child_in_check:
-            return GAVE_UP
-        result = _search(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
-                         child_key, not_probed, not_check, no_square, halfmove, horizon, -beta,
-                         -alpha, ply + 1, qply + 1, target, path, last, extend_below, can_null,
-                         params, hash_code, history_black, history_white, killers, table, entries,
-                         generation, weights, counts, budget, undo, ordering_undo)
-        if result <= GAVE_UP:
-            return result
-        score = -result
-        if score > best_score:
-            best_score = score
-            if score > alpha:
-                alpha = score
-                if alpha >= beta:
-                    counts[CUTOFFS] += 1
+    if in_check:
+        # Every evasion, in the search's order; no evasion is mate.
+        best_score = -MATE + ply
+        moves, losing, skip, _ = _first_moves(pawns, knights, bishops, rooks, queens, kings, ours,
+                                              white_to_move, ep_square, in_check, horizon)
+        stage = 0
+        i = 0
+        done = np.full(2, -1, dtype=np.int64)
+        while True:
+            if i == moves.shape[0]:
+                if stage == 3:
                     break
+                moves, done = _next_stage(stage, losing, pawns, knights, bishops, rooks, queens,
+                                          kings, ours, white_to_move, ep_square, in_check, skip,
+                                          done, killers[ply, 0], killers[ply, 1], history)
+                stage += 1
+                i = 0
+                continue
+            code = moves[i]
+            i += 1
+            (p, n, b, r, q, k, child_white, child_castling, child_key, gives_check, child_ep,
+             child_halfmove) = _child(code, pawns, knights, bishops, rooks, queens, kings, white,
+                                      castling, white_to_move, halfmove)
+            result = _search(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
+                             child_key, not_probed, gives_check, child_ep, child_halfmove, horizon,
+                             -beta, -alpha, ply + 1, qply + 1, code >> 6 & 63, path, last,
+                             extend_below, can_null, params, reductions, hash_code, history_black,
+                             history_white, killers, table, entries, generation, weights, counts,
+                             budget, stop, stop_at, undo, ordering_undo)
+            if result <= GAVE_UP:
+                return result
+            score = -result
+            if score > best_score:
+                best_score = score
+                if score > alpha:
+                    alpha = score
+                    if alpha >= beta:
+                        counts[CUTOFFS] += 1
+                        break
+    else:
+        recaptures_after = params[RECAPTURES_AFTER]
+        promotions = promotion_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
+                                      white_to_move, promoting)
+        if (ours & ~(pawns | kings)) == U0:
+            # A side with only pawns may have no move at all: stalemate is a draw, not a standing
+            # pat.
+            if (promotions.shape[0] == 0
+                    and _capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours,
+                                             occupied & ~ours, white_to_move, ep_square,
+                                             U0).shape[0] == 0
+                    and _quiet_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours,
+                                           white_to_move, lsb(kings & ours))[0].shape[0] == 0):
+                return 0
+        counts[EVALUATIONS] += 1
+        stand_pat = _static_score(pawns, knights, bishops, rooks, queens, kings, white, black,
+                                  white_to_move, weights)
+        if stand_pat >= beta:
+            if not _store(table, key, entries, 0, LOWER, _to_tt(stand_pat, ply), 0, generation,
+                          undo, counts):
+                return GAVE_UP
+            return stand_pat
+        best_score = stand_pat
+        if stand_pat > alpha:
+            alpha = stand_pat
+        victims = occupied & ~ours
+        codes = np.empty(promotions.shape[0] // 4 + 128, dtype=np.int64)
+        n_codes = 0
+        if qply >= recaptures_after:
+            victims &= SQUARE_BB[last_target]
+            ep_square = -1
+        else:
+            for code in promotions:
+                if code >> 20 == 5:  # queen promotions first (no under-promotions here)
+                    codes[n_codes] = code
+                    n_codes += 1
+        captures = _capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours,
+                                        victims, white_to_move, ep_square, promoting)
+        codes[n_codes:n_codes + captures.shape[0]] = captures
+        for code in codes[:n_codes + captures.shape[0]]:
+            origin = code & 63
+            target = code >> 6 & 63
+            victim = _VALUE[code >> 12 & 7]
+            if code >> 20 == 0:
+                # Delta pruning, then captures that lose material, exactly as in
+                # Search.quiescence.
+                if stand_pat + victim + params[DELTA] <= alpha:
+                    break
+                if _VALUE[code >> 16] > victim and _see_kernel(pawns, knights, bishops, rooks,
+                                                               queens, kings, white, origin,
+                                                               target, white_to_move) < 0:
+                    continue
+            p, n, b, r, q, k, child_white, child_castling = _play(
+                code, pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move)
+            child_key, child_in_check = _key_kernel(p, n, b, r, q, k, child_white, child_castling,
+                                                    not white_to_move, no_square)
+            result = _search(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
+                             child_key, not_probed, child_in_check, no_square, halfmove, horizon,
+                             -beta, -alpha, ply + 1, qply + 1, target, path, last, extend_below,
+                             can_null, params, reductions, hash_code, history_black,
+                             history_white, killers, table, entries, generation, weights, counts,
+                             budget, stop, stop_at, undo, ordering_undo)
+            if result <= GAVE_UP:
+                return result
+            score = -result
+            if score > best_score:
+                best_score = score
+                if score > alpha:
+                    alpha = score
+                    if alpha >= beta:
+                        counts[CUTOFFS] += 1
+                        break
     if best_score >= beta:
         bound = LOWER
     elif best_score > original_alpha:
@@ -637,25 +740,27 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
 # that calls a recursive one (the process crashes), so undoing a call is a kernel of its own.
 _SIGNATURE = int64(uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean, uint64,
                    boolean, boolean, int64, int64, int64, int64, int64, int64, int64, int64,
-                   uint64[::1], int64, int64, boolean, int64[::1], int64, int64[::1], int64[::1],
-                   int64[:, ::1], uint64[::1], uint64, int64, int64[:, ::1], int64[::1], int64,
-                   uint64[::1], int64[::1])
+                   uint64[::1], int64, int64, boolean, int64[::1], int64[:, ::1], int64,
+                   int64[::1], int64[::1], int64[:, ::1], uint64[::1], uint64, int64,
+                   int64[:, ::1], int64[::1], int64, int64[::1], int64, uint64[::1], int64[::1])
 
 search = compile_kernel(_search, _SIGNATURE)
 """``search(pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, key,
 probed, in_check, ep_square, halfmove, depth, alpha, beta, ply, qply, last_target, path, last,
-extend_below, can_null, params, hash_code, history_black, history_white, killers, table,
-entries, generation, weights, counts, budget, undo, ordering_undo)``: the score of the position as
-`Search.pvs` finds it at ``depth`` 1 or 2 (up to MAX_DEPTH) in a non-PV node not in check (from
-its step 6), or `Search.quiescence` at ``depth`` 0 out of check; OUT_OF_NODES when ``budget`` nodes are reached,
-or GAVE_UP (then `undo` puts back the table, history and killers). ``probed``: the caller has
-counted the first node and found no result for it in the table. ``path[:last + 1]``: the keys of
-the positions since the last irreversible move (or null move), this one last, for repetitions;
-``halfmove``: the fifty-move counter. A check is extended while ``ply`` is below
-``extend_below``. ``params``: the pruning constants by the indices above. ``hash_code``: the
-node's table move (origin | target << 6 | promotion << 12; 0 for none). ``counts`` gets the
-nodes, evaluations, cut-offs and deepest ply of the kernel's nodes (and the lengths of the undo
-records); ``undo`` has room for UNDO_STORES stores, ``ordering_undo`` for ORDERING_UNDO_ENTRIES."""
+extend_below, can_null, params, reductions, hash_code, history_black, history_white, killers,
+table, entries, generation, weights, counts, budget, stop, stop_at, undo, ordering_undo)``: the
+score of the position as `Search.pvs` finds it at ``depth`` >= 1 in a non-PV node not in check
+(from its step 6), or `Search.quiescence` at ``depth`` 0 out of check; OUT_OF_NODES when
+``budget`` nodes are reached or ``stop[0] >= stop_at``, or GAVE_UP (then `undo` puts back the
+table, history and killers). ``probed``: the caller has counted the first node and found no
+result for it in the table. ``path[:last + 1]``: the keys of the positions since the last
+irreversible move (or null move), this one last, for repetitions; ``halfmove``: the fifty-move
+counter. A check is extended while ``ply`` is below ``extend_below``. ``params``: the pruning
+constants by the indices above; ``reductions``: the late-move reductions by depth and move number.
+``hash_code``: the node's table move (origin | target << 6 | promotion << 12; 0 for none).
+``counts`` gets the nodes, evaluations, cut-offs and deepest ply of the kernel's nodes (and the
+lengths of the undo records); ``undo`` has room for UNDO_STORES stores, ``ordering_undo`` for
+ORDERING_UNDO_ENTRIES."""
 
 undo = compile_kernel(_undo, void(uint64[::1], uint64[::1], int64[::1], int64[::1], int64[:, ::1],
                                   int64[::1], int64[::1]))

@@ -390,6 +390,52 @@ _quiet_kernel = compile_kernel(_quiet_kernel_impl, _QUIET_SIGNATURE)
 
 # ---------------------------------------------------------------------- the legality kernel
 
+@njit(cache=True, nogil=True)
+def promotion_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white, promoting):
+    """The legal promotions of the ``promoting`` pawns of a side not in check, in the order of
+    `movepick.captures`: python-chess's (captures by origin and target from h8 down, then pushes,
+    each as queen, rook, bishop, knight), stably sorted by falling victim value. Each is
+    ``origin | target << 6 | victim type << 12 | 1 << 16 | promotion << 20`` (victim 0: a push)."""
+    if promoting == U0:
+        return np.empty(0, dtype=np.int64)
+    out = np.empty(4 * 24, dtype=np.int64)
+    n = 0
+    occupied = pawns | knights | bishops | rooks | queens | kings
+    theirs = occupied & ~ours
+    king = lsb(kings & ours)
+    king_bb = SQUARE_BB[king]
+    pinned = pinned_pieces(king, occupied, ours, theirs, bishops, rooks, queens)
+    us = 1 if white else 0
+    for push in range(2):
+        movers = promoting
+        while movers:
+            origin = msb(movers)
+            movers ^= SQUARE_BB[origin]
+            if push:
+                targets = SQUARE_BB[origin + 8 if white else origin - 8] & ~occupied
+            else:
+                targets = PAWN_ATTACKS[us, origin] & theirs
+            while targets:
+                target = msb(targets)
+                targets ^= SQUARE_BB[target]
+                if SQUARE_BB[origin] & pinned and not LINE[origin, target] & king_bb:
+                    continue
+                victim = 0 if push else _kind(SQUARE_BB[target], pawns, knights, bishops, rooks,
+                                              queens)
+                for promotion in _PROMOTIONS:
+                    out[n] = origin | target << 6 | victim << 12 | 1 << 16 | promotion << 20
+                    n += 1
+    for i in range(1, n):
+        code = out[i]
+        value = _VALUE[code >> 12 & 7]
+        j = i - 1
+        while j >= 0 and _VALUE[out[j] >> 12 & 7] < value:
+            out[j + 1] = out[j]
+            j -= 1
+        out[j + 1] = code
+    return out[:n]
+
+
 _LEGAL_SIGNATURE = boolean(uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean, int64,
                            int64)
 

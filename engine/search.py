@@ -37,6 +37,7 @@ CHECK_EVERY = 64  # nodes between looks at the clock and the stop flag (a few ms
 
 # Pruning margins (centipawns), each used in one named place in pvs()/quiescence().
 REVERSE_FUTILITY_MARGIN = 90  # per ply of remaining depth
+REVERSE_FUTILITY_DEPTH = 6  # the deepest node it applies to
 FUTILITY_MARGIN = (0, 160, 320)  # by remaining depth
 DELTA_MARGIN = 200
 LATE_MOVE_COUNT = (0, 6, 10, 16)  # by remaining depth: quiet moves searched before pruning the rest
@@ -47,25 +48,29 @@ SEE_MARGIN = 100
 RAZOR_MARGIN = (0, 300, 550)  # by remaining depth: below alpha by this, ask quiescence first
 NULL_MOVE_DEPTH = 2  # the least remaining depth at which a null move is tried
 
-# The constants above that the compiled leaves use (engine/leaves.py): the kernel searches non-PV
-# nodes up to depth 2, where late-move reductions do not apply and a null move leaves only
-# quiescence to search.
-KERNEL_PARAMS = np.zeros(leaves.PARAMS, dtype=np.int64)
-KERNEL_PARAMS[leaves.RECAPTURES_AFTER] = RECAPTURES_ONLY_AFTER
-KERNEL_PARAMS[leaves.DELTA] = DELTA_MARGIN
-KERNEL_PARAMS[leaves.RAZOR:leaves.RAZOR + 2] = RAZOR_MARGIN[1:3]
-KERNEL_PARAMS[leaves.REVERSE_FUTILITY] = REVERSE_FUTILITY_MARGIN
-KERNEL_PARAMS[leaves.FUTILITY:leaves.FUTILITY + 2] = FUTILITY_MARGIN[1:3]
-KERNEL_PARAMS[leaves.LATE_MOVES:leaves.LATE_MOVES + 2] = LATE_MOVE_COUNT[1:3]
-KERNEL_PARAMS[leaves.SEE] = SEE_MARGIN
-KERNEL_PARAMS[leaves.NULL_MOVE_DEPTH] = NULL_MOVE_DEPTH
-assert leaves.MAX_DEPTH < 3 and leaves.MAX_DEPTH - 1 - 3 <= 0  # no reductions; a null move's child is quiescence
-
 # Late-move reductions, by remaining depth and by the number of moves searched before this one.
 LMR_TABLE = [[0] * 64 for _ in range(MAX_DEPTH + 2)]
 for _d in range(1, MAX_DEPTH + 2):
     for _m in range(1, 64):
         LMR_TABLE[_d][_m] = int(0.5 + math.log(_d) * math.log(_m) / 2.2)
+
+# The non-PV nodes of this depth or less are searched by the numba kernel of engine/leaves.py, with
+# the constants above that it uses.
+KERNEL_DEPTH = 100
+KERNEL_PARAMS = np.zeros(leaves.PARAMS, dtype=np.int64)
+KERNEL_PARAMS[leaves.RECAPTURES_AFTER] = RECAPTURES_ONLY_AFTER
+KERNEL_PARAMS[leaves.DELTA] = DELTA_MARGIN
+KERNEL_PARAMS[leaves.RAZOR:leaves.RAZOR + 2] = RAZOR_MARGIN[1:]
+KERNEL_PARAMS[leaves.REVERSE_FUTILITY] = REVERSE_FUTILITY_MARGIN
+KERNEL_PARAMS[leaves.REVERSE_FUTILITY_DEPTH] = REVERSE_FUTILITY_DEPTH
+KERNEL_PARAMS[leaves.FUTILITY:leaves.FUTILITY + 2] = FUTILITY_MARGIN[1:]
+KERNEL_PARAMS[leaves.LATE_MOVES:leaves.LATE_MOVES + 3] = LATE_MOVE_COUNT[1:]
+KERNEL_PARAMS[leaves.SEE] = SEE_MARGIN
+KERNEL_PARAMS[leaves.SEE_DEPTH] = SEE_PRUNE_DEPTH
+KERNEL_PARAMS[leaves.NULL_MOVE_DEPTH] = NULL_MOVE_DEPTH
+KERNEL_REDUCTIONS = np.array(LMR_TABLE, dtype=np.int64)
+assert len(RAZOR_MARGIN) == len(FUTILITY_MARGIN) == 3 and len(LATE_MOVE_COUNT) == 4  # the kernel's slots
+
 
 
 def helper_skips_depth(index: int, depth: int, root_ply: int) -> bool:
@@ -82,6 +87,28 @@ def helper_skips_depth(index: int, depth: int, root_ply: int) -> bool:
         n -= 2 * size
         size += 1
     return (depth + root_ply + n) // size % 2 == 1
+
+
+class StopSignal:
+    """The search's stop flag, set by `stop`: a threading.Event with a numpy word beside it, which
+    the compiled leaves read every thousand nodes or so (they see no Python object). The search
+    also raises the word at its hard deadline, so that a long kernel call ends in time."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self.word = np.zeros(1, dtype=np.int64)
+        self.at = 1  # the kernel stops once word[0] >= at
+
+    def set(self) -> None:
+        self.word[0] = 1
+        self._event.set()
+
+    def clear(self) -> None:
+        self._event.clear()
+        self.word[0] = 0
+
+    def is_set(self) -> bool:
+        return self._event.is_set()
 
 
 class SearchAborted(Exception):
@@ -140,12 +167,13 @@ class Search:
     def __init__(self, tt: TranspositionTable, tables: OrderingTables | None = None) -> None:
         self.tt = tt
         self.tables = tables if tables is not None else OrderingTables(MAX_PLY)
-        self.stop_event = threading.Event()
+        self.stop_event = StopSignal()
+        self._deadline_timer: threading.Timer | None = None
         self.tablebases = None  # an engine.tablebase.Tablebases, when the engine has them open
         # The static evaluation: the classical one, or the network's (UCI option "Use NNUE").
         self.evaluate: Callable[[chess.Board], int] = evaluate
-        # Quiescence, and non-PV nodes up to two plies above it, by the numba kernel where it
-        # can (engine/leaves.py); False: Python only (the same tree, slower).
+        # Quiescence, and non-PV nodes (up to KERNEL_DEPTH), by the numba kernel where it can
+        # (engine/leaves.py); False: Python only (the same tree, slower).
         self.compiled_quiescence = True
         self.compiled_frontier = True
         self.soft_deadline: float | None = None
@@ -169,13 +197,16 @@ class Search:
         reports each finished iteration through ``report``."""
         self.prepare(board, limits)
         helpers = self.helpers
-        if helpers is None:
-            return self._deepen(board, limits, multipv, report)
-        helpers.start(board, limits, self.tt.generation)
         try:
-            return self._deepen(board, limits, multipv, report)
+            if helpers is None:
+                return self._deepen(board, limits, multipv, report)
+            helpers.start(board, limits, self.tt.generation)
+            try:
+                return self._deepen(board, limits, multipv, report)
+            finally:
+                helpers.halt()
         finally:
-            helpers.halt()
+            self._set_deadline_timer(None)
 
     def _deepen(self, board: chess.Board, limits: Limits, multipv: int,
                 report: Callable[[Info], None] | None) -> SearchResult:
@@ -246,6 +277,13 @@ class Search:
         self.kernel_path = np.zeros(MAX_PLY + 256, dtype=np.uint64)  # keys: see _run_kernel
         self.kernel_params = KERNEL_PARAMS.copy()
         self.kernel_params[leaves.TABLEBASES] = self.tablebases is not None
+        if isinstance(self.stop_event, StopSignal):
+            # The word as the flag and the deadline have it (a past search may have raised it).
+            stop = self.stop_event
+            stop.word[0] = 0
+            if stop.is_set() or (self.hard_deadline is not None
+                                 and time.perf_counter() >= self.hard_deadline):
+                stop.word[0] = 1
 
     def set_budget(self, budget: TimeBudget | None) -> None:
         """Sets the deadlines, counted from now: before `run`, or during it (at `ponderhit`)."""
@@ -253,6 +291,20 @@ class Search:
         self.soft_deadline = None if budget is None or budget.soft is None else now + budget.soft
         self.hard_deadline = None if budget is None or budget.hard is None else now + budget.hard
         self.flexible_from = now if budget is not None and budget.flexible else None
+        self._set_deadline_timer(self.hard_deadline)
+
+    def _set_deadline_timer(self, deadline: float | None) -> None:
+        """Raises the kernel's stop word at ``deadline`` (a long kernel call must end in time;
+        between calls the Python search reads the clock itself)."""
+        if self._deadline_timer is not None:
+            self._deadline_timer.cancel()
+            self._deadline_timer = None
+        if deadline is not None and isinstance(self.stop_event, StopSignal):
+            word = self.stop_event.word
+            timer = threading.Timer(max(0.0, deadline - time.perf_counter()), word.fill, (1,))
+            timer.daemon = True
+            timer.start()
+            self._deadline_timer = timer
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.start_time
@@ -366,9 +418,9 @@ class Search:
                 self.tt.store(key, depth, EXACT, score_to_tt(wdl_score, ply), None)
                 return wdl_score
 
-        # Near the horizon, a non-PV node's steps 6-10 and its tree below, by the numba kernel of
-        # engine/leaves.py where it can.
-        if depth <= leaves.MAX_DEPTH and not is_pv and not in_check and self._compiled_leaves():
+        # A non-PV node's steps 6-10 and its tree below, by the numba kernel of engine/leaves.py
+        # where it can.
+        if depth <= KERNEL_DEPTH and not is_pv and not in_check and self._compiled_leaves():
             score = self._run_kernel(depth, alpha, beta, ply, 0, hash_move, can_null)
             if score is not None:
                 return score
@@ -385,7 +437,7 @@ class Search:
                 if score <= alpha:
                     return score
             # Reverse futility: far above beta with little depth left; the opponent won't allow it.
-            if depth <= 6 and static_eval - REVERSE_FUTILITY_MARGIN * depth >= beta:
+            if depth <= REVERSE_FUTILITY_DEPTH and static_eval - REVERSE_FUTILITY_MARGIN * depth >= beta:
                 return static_eval
             # Null move: if passing still fails high, a real move will too (unsafe in zugzwang,
             # hence never with only pawns left, never twice in a row).
@@ -560,8 +612,8 @@ class Search:
     # ------------------------------------------------------------------ helpers of the node
 
     def _compiled_leaves(self) -> bool:
-        """Whether the kernel may search this node near the horizon: it plays no castling (nor
-        knows another evaluation)."""
+        """Whether the kernel may search this non-PV node: it plays no castling (nor knows another
+        evaluation)."""
         board = self.board
         return (self.compiled_frontier and self.evaluate is evaluate
                 and not board.castling_rights & board.occupied_co[board.turn])
@@ -569,7 +621,7 @@ class Search:
     def _run_kernel(self, depth: int, alpha: int, beta: int, ply: int, qply: int,
                     hash_move: chess.Move | None, can_null: bool = True) -> int | None:
         """The rest of the node by the numba kernel of engine/leaves.py (the same tree, one
-        call): at ``depth`` 0 `quiescence`, at ``depth`` 1 or 2 a non-PV `pvs` node not in check
+        call): at ``depth`` 0 `quiescence`, at a greater ``depth`` a non-PV `pvs` node not in check
         from its step 6; in either, from where the node has been counted and the table probed
         without a result. None where the kernel leaves the node to the Python code."""
         board = self.board
@@ -599,9 +651,10 @@ class Search:
             board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
             board.occupied_co[chess.WHITE], board.castling_rights, board.turn, self.keys[-1], True,
             False, ep_square, board.halfmove_clock, depth, alpha, beta, ply, qply, last_target, path,
-            last, 2 * self.root_depth, can_null, self.kernel_params, hash_code, history_black,
-            history_white, tables.killers, tt.table, tt.entries, tt.generation, classical.WEIGHTS,
-            counts, budget, self.kernel_undo, self.kernel_ordering_undo)
+            last, 2 * self.root_depth, can_null, self.kernel_params, KERNEL_REDUCTIONS, hash_code,
+            history_black, history_white, tables.killers, tt.table, tt.entries, tt.generation,
+            classical.WEIGHTS, counts, budget, self.stop_event.word, self.stop_event.at,
+            self.kernel_undo, self.kernel_ordering_undo)
         if score == leaves.GAVE_UP:
             # The table, history and killers as they were: the Python search does the node.
             leaves.undo(tt.table, self.kernel_undo, history_black, history_white, tables.killers,

@@ -294,11 +294,17 @@ class HelperPool:
 # ---------------------------------------------------------------------- the helper process
 
 class _SharedStop:
-    """Stands in for the search's threading.Event: set once the engine has stopped search_id."""
+    """Stands in for the search's StopSignal: set once the engine has stopped search_id. The
+    compiled leaves read the same word (``word[0] >= at``)."""
 
     def __init__(self, control: np.ndarray) -> None:
         self.control = control
+        self.word = control[STOP_WORD:]
         self.search_id = 0
+
+    @property
+    def at(self) -> int:
+        return self.search_id
 
     def is_set(self) -> bool:
         return self.control[STOP_WORD] >= self.search_id
