@@ -26,7 +26,7 @@ from engine.bitboards import SEVENTH_RANK, SQUARE_BB, U0, U1, compile_kernel, ls
 from engine.endgame import with_endgame_knowledge_kernel
 from engine.evaluate import _evaluate_kernel
 from engine.movegen import (_capture_kernel_impl, _kind, _legal_kernel_impl, _quiet_kernel_impl,
-                            evasion_kernel, promotion_kernel)
+                            castling_kernel, evasion_kernel, promotion_kernel)
 from engine.movepick import _by_history_impl, _reward_impl
 from engine.score import MATE, MATE_BOUND, MAX_PLY, PIECE_VALUE, TB_WIN_THRESHOLD
 from engine.see import _see_kernel
@@ -45,8 +45,8 @@ COUNTS = 6
 # The pruning constants of engine/search.py the kernel uses, by index of its `params` array:
 # RAZOR and FUTILITY hold the margins of depths 1 and 2, LATE_MOVES the counts of depths 1 to 3.
 (RECAPTURES_AFTER, DELTA, RAZOR, _, REVERSE_FUTILITY, REVERSE_FUTILITY_DEPTH, FUTILITY, _,
- LATE_MOVES, _, _, SEE, SEE_DEPTH, NULL_MOVE_DEPTH, TABLEBASES) = range(15)
-PARAMS = 15
+ LATE_MOVES, _, _, SEE, SEE_DEPTH, NULL_MOVE_DEPTH, TABLEBASES, CHESS960) = range(16)
+PARAMS = 16
 INFINITY = MATE + 1
 # The table words a call overwrote, three uint64 per store (slot, both old words), put back if it
 # gives up; a tree that would store more gives up when the record is full.
@@ -96,7 +96,7 @@ def _static_score(pawns, knights, bishops, rooks, queens, kings, white, black, w
 def _play(code, pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move):
     """The bitboards, White's men and castling rights after the move ``code`` (origin | target << 6
     | victim type << 12 | mover type << 16 | promotion << 20; victim 0 for a quiet move, promotion
-    0 for none): any move but castling."""
+    0 for none); castling is the king's two-square step."""
     origin = code & 63
     target = code >> 6 & 63
     victim_type = code >> 12 & 15
@@ -122,6 +122,11 @@ def _play(code, pawns, knights, bishops, rooks, queens, kings, white, castling, 
     castling &= ~moved
     if mover_type == 6:
         castling &= ~_BACK_RANK[1 if white_to_move else 0]
+        if target - origin == 2 or origin - target == 2:  # castling: the rook goes too
+            rook_moved = SQUARE_BB[origin + 1] | SQUARE_BB[origin + 3] if target > origin else (
+                SQUARE_BB[origin - 1] | SQUARE_BB[origin - 4])
+            rooks ^= rook_moved
+            moved |= rook_moved
     white = (white ^ moved) if white_to_move else (white & ~taken)
     return pawns, knights, bishops, rooks, queens, kings, white, castling
 
@@ -133,8 +138,23 @@ def _move_id(code):
 
 
 @njit(cache=True, nogil=True)
-def _first_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, ep_square,
-                 in_check, hash_code):
+def _is_legal(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, castling, origin,
+              target):
+    """Whether the table move or killer ``origin`` -> ``target`` (no promotion, no en passant) is
+    legal here; a king's two-square step is castling."""
+    if SQUARE_BB[origin] & kings and (target - origin == 2 or origin - target == 2):
+        for code in castling_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
+                                    white_to_move, castling):
+            if code == origin << 6 | target:
+                return True
+        return False
+    return _legal_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
+                              origin, target)
+
+
+@njit(cache=True, nogil=True)
+def _first_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, castling,
+                 ep_square, in_check, hash_code):
     """The first stages of `movepick.ordered_moves`: the hash move, then the captures and
     promotions of `movepick.captures` but the captures that lose material, which come apart (they
     are searched last); each move as origin | target << 6 | victim type << 12 | mover type << 16
@@ -175,8 +195,8 @@ def _first_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_m
                     out[n] = code
                     n += 1
                     skip = hash_code
-        elif _legal_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
-                                origin, target):
+        elif _is_legal(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, castling,
+                       origin, target):
             victim = SQUARE_BB[target] & theirs
             out[n] = (origin | target << 6
                       | (_kind(victim, pawns, knights, bishops, rooks, queens) if victim else 0) << 12
@@ -208,8 +228,8 @@ def _first_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_m
 
 
 @njit(cache=True, nogil=True)
-def _killer_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, ep_square,
-                  skip, killer_a, killer_b):
+def _killer_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, castling,
+                  ep_square, skip, killer_a, killer_b):
     """The next stage of `movepick.ordered_moves`: the killers that are legal quiet moves here
     (not the hash move ``skip``), and the history indices of those two."""
     occupied = pawns | knights | bishops | rooks | queens | kings
@@ -226,8 +246,8 @@ def _killer_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_
         from_bb = SQUARE_BB[origin]
         if killer >> 12 or SQUARE_BB[target] & theirs or (target == ep_square and from_bb & pawns):
             continue  # not quiet here
-        if not _legal_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours,
-                                  white_to_move, origin, target):
+        if not _is_legal(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
+                         castling, origin, target):
             continue
         out[n] = killer | _kind(from_bb, pawns, knights, bishops, rooks, queens) << 16
         n += 1
@@ -236,16 +256,21 @@ def _killer_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_
 
 
 @njit(cache=True, nogil=True)
-def _quiet_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, ep_square,
-                 in_check, skip, done, history):
+def _quiet_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, castling,
+                 ep_square, in_check, skip, done, history):
     """The next stage of `movepick.ordered_moves`: the other quiet moves, by their history when
     the search reaches them (it may have changed while the moves before were searched)."""
     if in_check:
         quiets = evasion_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
                                 ep_square, True)
     else:
-        quiets, _ = _quiet_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours,
-                                       white_to_move, lsb(kings & ours))
+        quiets, piece_moves = _quiet_kernel_impl(pawns, knights, bishops, rooks, queens, kings,
+                                                 ours, white_to_move, lsb(kings & ours))
+        if castling & ours:  # castling comes after the piece moves, as python-chess lists it
+            castles = castling_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
+                                      white_to_move, castling)
+            if castles.shape[0]:
+                quiets = np.concatenate((quiets[:piece_moves], castles, quiets[piece_moves:]))
     skipped = (skip & 63) << 6 | skip >> 6 if 0 <= skip < 4096 else -1  # (not a promotion)
     ordered = _by_history_impl(quiets, history, skipped, done[0], done[1])
     out = np.empty(ordered.shape[0], dtype=np.int64)
@@ -365,16 +390,16 @@ def _child(code, pawns, knights, bishops, rooks, queens, kings, white, castling,
 
 @njit(cache=True, nogil=True)
 def _next_stage(stage, losing, pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
-                ep_square, in_check, skip, done, killer_a, killer_b, history):
+                castling, ep_square, in_check, skip, done, killer_a, killer_b, history):
     """The moves of the stage after ``stage`` of `movepick.ordered_moves` (0: the killers, 1: the
     other quiet moves by their history as it is now, 2: the losing captures), and the killers
     searched (as history indices, listed at stage 0 and skipped at stage 1)."""
     if stage == 0:
         return _killer_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
-                             ep_square, skip, killer_a, killer_b)
+                             castling, ep_square, skip, killer_a, killer_b)
     if stage == 1:
         return _quiet_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
-                            ep_square, in_check, skip, done, history), done
+                            castling, ep_square, in_check, skip, done, history), done
     return losing, done
 
 
@@ -457,8 +482,8 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
             if params[TABLEBASES] and halfmove == 0:
                 return GAVE_UP
         if not in_check:
-            if castling & ours:
-                return GAVE_UP  # castling: the Python search plays it
+            if castling & ours and params[CHESS960]:
+                return GAVE_UP  # castling in Chess960: the Python search plays it
             # Step 6. Static evaluation.
             counts[EVALUATIONS] += 1
             static_eval = _static_score(pawns, knights, bishops, rooks, queens, kings, white, black,
@@ -500,8 +525,8 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
         # Step 8. The moves, with futility, late-move and SEE pruning out of check, and late quiet
         # moves searched shallower.
         moves, losing, skip, ordered = _first_moves(pawns, knights, bishops, rooks, queens, kings,
-                                                    ours, white_to_move, ep_square, in_check,
-                                                    hash_code)
+                                                    ours, white_to_move, castling, ep_square,
+                                                    in_check, hash_code)
         if not ordered:
             return GAVE_UP
         futility_value = static_eval + params[FUTILITY + depth - 1] if depth <= 2 else INFINITY
@@ -520,8 +545,9 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
                 if stage == 3:
                     break
                 moves, done = _next_stage(stage, losing, pawns, knights, bishops, rooks, queens,
-                                          kings, ours, white_to_move, ep_square, in_check, skip,
-                                          done, killers[ply, 0], killers[ply, 1], history)
+                                          kings, ours, white_to_move, castling, ep_square,
+                                          in_check, skip, done, killers[ply, 0], killers[ply, 1],
+                                          history)
                 stage += 1
                 i = 0
                 continue
@@ -617,7 +643,8 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
         # Every evasion, in the search's order; no evasion is mate.
         best_score = -MATE + ply
         moves, losing, skip, _ = _first_moves(pawns, knights, bishops, rooks, queens, kings, ours,
-                                              white_to_move, ep_square, in_check, horizon)
+                                              white_to_move, castling, ep_square, in_check,
+                                              horizon)
         stage = 0
         i = 0
         done = np.full(2, -1, dtype=np.int64)
@@ -626,8 +653,9 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
                 if stage == 3:
                     break
                 moves, done = _next_stage(stage, losing, pawns, knights, bishops, rooks, queens,
-                                          kings, ours, white_to_move, ep_square, in_check, skip,
-                                          done, killers[ply, 0], killers[ply, 1], history)
+                                          kings, ours, white_to_move, castling, ep_square,
+                                          in_check, skip, done, killers[ply, 0], killers[ply, 1],
+                                          history)
                 stage += 1
                 i = 0
                 continue

@@ -436,6 +436,44 @@ def promotion_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white,
     return out[:n]
 
 
+@njit(cache=True, nogil=True)
+def castling_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white, castling):
+    """The legal castling moves of a side not in check in standard chess, as ``origin << 6 |
+    target`` (the king's two-square step), in python-chess's order: the h-side first."""
+    out = np.empty(2, dtype=np.int64)
+    n = 0
+    occupied = pawns | knights | bishops | rooks | queens | kings
+    theirs = occupied & ~ours
+    king = 4 if white else 60
+    king_bb = SQUARE_BB[king]
+    if not kings & ours & king_bb:
+        return out[:0]
+    for side in range(2):
+        rook = king + 3 if side == 0 else king - 4
+        rook_bb = SQUARE_BB[rook]
+        if not castling & rook_bb or not rooks & ours & rook_bb:
+            continue
+        king_to = king + 2 if side == 0 else king - 2
+        rook_to = king + 1 if side == 0 else king - 1
+        # Every square between king and rook, and both targets, empty (but for the two of them).
+        if (occupied ^ king_bb ^ rook_bb) & (BETWEEN[king, rook] | SQUARE_BB[king_to]
+                                            | SQUARE_BB[rook_to]):
+            continue
+        # No square the king stands on or crosses attacked, nor the one it goes to.
+        safe = True
+        for square in (king, rook_to, king_to):
+            after = occupied ^ king_bb
+            if square == king_to:
+                after ^= rook_bb | SQUARE_BB[rook_to]
+            if attacked_by(square, after, pawns, knights, bishops, rooks, queens, kings, theirs,
+                           white):
+                safe = False
+        if safe:
+            out[n] = king << 6 | king_to
+            n += 1
+    return out[:n]
+
+
 _LEGAL_SIGNATURE = boolean(uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean, int64,
                            int64)
 

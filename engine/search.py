@@ -277,6 +277,7 @@ class Search:
         self.kernel_path = np.zeros(MAX_PLY + 256, dtype=np.uint64)  # keys: see _run_kernel
         self.kernel_params = KERNEL_PARAMS.copy()
         self.kernel_params[leaves.TABLEBASES] = self.tablebases is not None
+        self.kernel_params[leaves.CHESS960] = board.chess960
         if isinstance(self.stop_event, StopSignal):
             # The word as the flag and the deadline have it (a past search may have raised it).
             stop = self.stop_event
@@ -612,11 +613,8 @@ class Search:
     # ------------------------------------------------------------------ helpers of the node
 
     def _compiled_leaves(self) -> bool:
-        """Whether the kernel may search this non-PV node: it plays no castling (nor knows another
-        evaluation)."""
-        board = self.board
-        return (self.compiled_frontier and self.evaluate is evaluate
-                and not board.castling_rights & board.occupied_co[board.turn])
+        """Whether the kernel may search this non-PV node: it knows no other evaluation."""
+        return self.compiled_frontier and self.evaluate is evaluate
 
     def _run_kernel(self, depth: int, alpha: int, beta: int, ply: int, qply: int,
                     hash_move: chess.Move | None, can_null: bool = True) -> int | None:

@@ -89,9 +89,8 @@ def test_compiled_quiescence_finds_the_python_score_with_the_same_nodes_and_tabl
             assert (kernel.nodes, kernel.evaluations, kernel.cutoffs, kernel.seldepth) == (
                 python.nodes, python.evaluations, python.cutoffs, python.seldepth), board.fen()
             assert np.array_equal(kernel.tt.table, python.tt.table), board.fen()
-    # Many of these trees are searched whole by the kernel (239 of the 450 here; it gives up on
-    # checks, promotions and sides without pieces, frequent in random play).
-    assert searched >= len(boards)
+    # Every one of these trees is searched whole by the kernel (checks and promotions included).
+    assert searched == 3 * len(boards)
 
 
 def test_compiled_quiescence_leaves_the_table_as_it_was_when_it_gives_up() -> None:
@@ -158,9 +157,8 @@ def test_compiled_frontier_searches_the_same_tree_as_the_python_search() -> None
         for colour in chess.COLORS:
             assert np.array_equal(kernel.tables.history[colour], python.tables.history[colour]), board.fen()
         assert np.array_equal(kernel.tables.killers, python.tables.killers), board.fen()
-    # Most frontier nodes are searched by the kernel (it gives up on promotions and checks it does
-    # not extend, and is not offered castling rights).
-    assert sum(frontier_calls) > 0.6 * len(frontier_calls) > 1000
+    # Almost every frontier node is searched by the kernel.
+    assert sum(frontier_calls) > 0.95 * len(frontier_calls) > 1000
 
 
 def test_compiled_frontier_leaves_no_trace_when_it_gives_up(monkeypatch) -> None:
@@ -254,6 +252,19 @@ def nodes_of_the_same_search_with_and_without_the_kernel(fen: str, depth: int) -
 
 def test_compiled_leaves_search_the_same_tree_deeper_in_positions_from_games() -> None:
     for fen in FROM_GAMES:
+        nodes_of_the_same_search_with_and_without_the_kernel(fen, 6)
+
+
+# Openings where both sides may still castle, either way (the kernel plays castling too).
+OPENINGS = [
+    chess.STARTING_FEN,
+    "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/2N2N2/PPPP1PPP/R1BQK2R w KQkq - 6 5",
+    "r3kb1r/ppp1pppp/2nq1n2/3p1b2/3P1B2/2NQ1N2/PPP1PPPP/R3KB1R w KQkq - 6 6",
+]
+
+
+def test_compiled_leaves_search_the_same_tree_in_openings_with_castling() -> None:
+    for fen in OPENINGS:
         nodes_of_the_same_search_with_and_without_the_kernel(fen, 6)
 
 

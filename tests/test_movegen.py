@@ -6,8 +6,10 @@ from __future__ import annotations
 import random
 
 import chess
+import numpy as np
 
 from engine.bench import POSITIONS
+from engine.movegen import castling_kernel, promotion_kernel
 from engine.movepick import captures, captures_and_promotions, quiet_move_codes
 from engine.score import PIECE_VALUE
 
@@ -69,3 +71,55 @@ def test_special_evasions_are_listed() -> None:
     assert len(board.checkers()) == 2
     assert all(chess.Move(code >> 6, code & 63).from_square == chess.E1
                for code in quiet_move_codes(board, True).tolist())
+
+
+def positions_with(count: int, seed: int, wanted) -> list[chess.Board]:
+    """Positions not in check along random games from the start and the bench positions where
+    ``wanted(board)`` holds."""
+    rng = random.Random(seed)
+    starts = [chess.STARTING_FEN] + [fen for fen in POSITIONS[:30] if " moves " not in fen]
+    boards = []
+    while len(boards) < count:
+        board = chess.Board(rng.choice(starts))
+        for _ in range(rng.randrange(1, 80)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+            if not board.is_check() and wanted(board):
+                boards.append(board.copy())
+    return boards
+
+
+def bitboards(board: chess.Board) -> list[np.uint64]:
+    """The pieces' boards and the side to move's men, as the kernels take them."""
+    return [np.uint64(bb) for bb in (board.pawns, board.knights, board.bishops, board.rooks,
+                                     board.queens, board.kings, board.occupied_co[board.turn])]
+
+
+def test_castling_moves_are_python_chess_castling_moves_in_its_order() -> None:
+    listed = 0
+    for board in positions_with(2000, 8, lambda b: b.castling_rights & b.occupied_co[b.turn]):
+        expected = [move.from_square << 6 | move.to_square for move in board.generate_castling_moves()]
+        codes = castling_kernel(*bitboards(board), board.turn, np.uint64(board.castling_rights)).tolist()
+        assert codes == expected, board.fen()
+        listed += len(codes)
+    assert listed > 300
+
+
+def test_promotions_come_in_the_order_of_the_searchs_captures() -> None:
+    # movepick.captures yields the queen promotions first, the under-promotions last, each in
+    # python-chess's order stably sorted by the victim taken.
+    promoting_side = lambda b: b.pawns & b.occupied_co[b.turn] & (chess.BB_RANK_7 if b.turn else chess.BB_RANK_2)
+    listed = 0
+    for board in positions_with(1500, 9, promoting_side):
+        promotions = [move for move, _, _ in captures(board) if move.promotion]
+        codes = promotion_kernel(*bitboards(board), board.turn, np.uint64(promoting_side(board))).tolist()
+        as_moves = [chess.Move(code & 63, code >> 6 & 63, code >> 20) for code in codes]
+        queens = [move for move in as_moves if move.promotion == chess.QUEEN]
+        assert queens + [move for move in as_moves if move.promotion != chess.QUEEN] == promotions, board.fen()
+        for code in codes:
+            victim = board.piece_type_at(code >> 6 & 63) or 0
+            assert code >> 12 & 15 == victim and code >> 16 & 15 == chess.PAWN
+        listed += len(codes)
+    assert listed > 1000
