@@ -18,7 +18,7 @@ import chess
 import numpy as np
 
 from engine import evaluate as classical
-from engine import leaves
+from engine import scout
 from engine.endgame import with_endgame_knowledge
 from engine.evaluate import evaluate
 from engine.makemove import push
@@ -54,20 +54,20 @@ for _d in range(1, MAX_DEPTH + 2):
     for _m in range(1, 64):
         LMR_TABLE[_d][_m] = int(0.5 + math.log(_d) * math.log(_m) / 2.2)
 
-# The non-PV nodes of this depth or less are searched by the numba kernel of engine/leaves.py, with
+# The non-PV nodes of this depth or less are searched by the numba kernel of engine/scout.py, with
 # the constants above that it uses.
 KERNEL_DEPTH = 100
-KERNEL_PARAMS = np.zeros(leaves.PARAMS, dtype=np.int64)
-KERNEL_PARAMS[leaves.RECAPTURES_AFTER] = RECAPTURES_ONLY_AFTER
-KERNEL_PARAMS[leaves.DELTA] = DELTA_MARGIN
-KERNEL_PARAMS[leaves.RAZOR:leaves.RAZOR + 2] = RAZOR_MARGIN[1:]
-KERNEL_PARAMS[leaves.REVERSE_FUTILITY] = REVERSE_FUTILITY_MARGIN
-KERNEL_PARAMS[leaves.REVERSE_FUTILITY_DEPTH] = REVERSE_FUTILITY_DEPTH
-KERNEL_PARAMS[leaves.FUTILITY:leaves.FUTILITY + 2] = FUTILITY_MARGIN[1:]
-KERNEL_PARAMS[leaves.LATE_MOVES:leaves.LATE_MOVES + 3] = LATE_MOVE_COUNT[1:]
-KERNEL_PARAMS[leaves.SEE] = SEE_MARGIN
-KERNEL_PARAMS[leaves.SEE_DEPTH] = SEE_PRUNE_DEPTH
-KERNEL_PARAMS[leaves.NULL_MOVE_DEPTH] = NULL_MOVE_DEPTH
+KERNEL_PARAMS = np.zeros(scout.PARAMS, dtype=np.int64)
+KERNEL_PARAMS[scout.RECAPTURES_AFTER] = RECAPTURES_ONLY_AFTER
+KERNEL_PARAMS[scout.DELTA] = DELTA_MARGIN
+KERNEL_PARAMS[scout.RAZOR:scout.RAZOR + 2] = RAZOR_MARGIN[1:]
+KERNEL_PARAMS[scout.REVERSE_FUTILITY] = REVERSE_FUTILITY_MARGIN
+KERNEL_PARAMS[scout.REVERSE_FUTILITY_DEPTH] = REVERSE_FUTILITY_DEPTH
+KERNEL_PARAMS[scout.FUTILITY:scout.FUTILITY + 2] = FUTILITY_MARGIN[1:]
+KERNEL_PARAMS[scout.LATE_MOVES:scout.LATE_MOVES + 3] = LATE_MOVE_COUNT[1:]
+KERNEL_PARAMS[scout.SEE] = SEE_MARGIN
+KERNEL_PARAMS[scout.SEE_DEPTH] = SEE_PRUNE_DEPTH
+KERNEL_PARAMS[scout.NULL_MOVE_DEPTH] = NULL_MOVE_DEPTH
 KERNEL_REDUCTIONS = np.array(LMR_TABLE, dtype=np.int64)
 assert len(RAZOR_MARGIN) == len(FUTILITY_MARGIN) == 3 and len(LATE_MOVE_COUNT) == 4  # the kernel's slots
 
@@ -91,7 +91,7 @@ def helper_skips_depth(index: int, depth: int, root_ply: int) -> bool:
 
 class StopSignal:
     """The search's stop flag, set by `stop`: a threading.Event with a numpy word beside it, which
-    the compiled leaves read every thousand nodes or so (they see no Python object). The search
+    the scout kernel reads every thousand nodes or so (they see no Python object). The search
     also raises the word at its hard deadline, so that a long kernel call ends in time."""
 
     def __init__(self) -> None:
@@ -173,9 +173,9 @@ class Search:
         # The static evaluation: the classical one, or the network's (UCI option "Use NNUE").
         self.evaluate: Callable[[chess.Board], int] = evaluate
         # Quiescence, and non-PV nodes (up to KERNEL_DEPTH), by the numba kernel where it can
-        # (engine/leaves.py); False: Python only (the same tree, slower).
+        # (engine/scout.py); False: Python only (the same tree, slower).
         self.compiled_quiescence = True
-        self.compiled_frontier = True
+        self.compiled_scout = True
         self.soft_deadline: float | None = None
         self.hard_deadline: float | None = None
         self.flexible_from: float | None = None  # when the clock of a flexible soft limit started
@@ -271,13 +271,13 @@ class Search:
         self.tables.age()
         self._load_history(board)
         self.pv_table: list[list[chess.Move]] = [[] for _ in range(MAX_PLY + 2)]
-        self.kernel_counts = np.zeros(leaves.COUNTS, dtype=np.int64)
-        self.kernel_undo = np.zeros(3 * leaves.UNDO_STORES, dtype=np.uint64)
-        self.kernel_ordering_undo = np.zeros(3 * leaves.ORDERING_UNDO_ENTRIES, dtype=np.int64)
+        self.kernel_counts = np.zeros(scout.COUNTS, dtype=np.int64)
+        self.kernel_undo = np.zeros(3 * scout.UNDO_STORES, dtype=np.uint64)
+        self.kernel_ordering_undo = np.zeros(3 * scout.ORDERING_UNDO_ENTRIES, dtype=np.int64)
         self.kernel_path = np.zeros(MAX_PLY + 256, dtype=np.uint64)  # keys: see _run_kernel
         self.kernel_params = KERNEL_PARAMS.copy()
-        self.kernel_params[leaves.TABLEBASES] = self.tablebases is not None
-        self.kernel_params[leaves.CHESS960] = board.chess960
+        self.kernel_params[scout.TABLEBASES] = self.tablebases is not None
+        self.kernel_params[scout.CHESS960] = board.chess960
         if isinstance(self.stop_event, StopSignal):
             # The word as the flag and the deadline have it (a past search may have raised it).
             stop = self.stop_event
@@ -419,9 +419,9 @@ class Search:
                 self.tt.store(key, depth, EXACT, score_to_tt(wdl_score, ply), None)
                 return wdl_score
 
-        # A non-PV node's steps 6-10 and its tree below, by the numba kernel of engine/leaves.py
+        # A non-PV node's steps 6-10 and its tree below, by the numba kernel of engine/scout.py
         # where it can.
-        if depth <= KERNEL_DEPTH and not is_pv and not in_check and self._compiled_leaves():
+        if depth <= KERNEL_DEPTH and not is_pv and not in_check and self._kernel_may_search():
             score = self._run_kernel(depth, alpha, beta, ply, 0, hash_move, can_null)
             if score is not None:
                 return score
@@ -612,13 +612,13 @@ class Search:
 
     # ------------------------------------------------------------------ helpers of the node
 
-    def _compiled_leaves(self) -> bool:
+    def _kernel_may_search(self) -> bool:
         """Whether the kernel may search this non-PV node: it knows no other evaluation."""
-        return self.compiled_frontier and self.evaluate is evaluate
+        return self.compiled_scout and self.evaluate is evaluate
 
     def _run_kernel(self, depth: int, alpha: int, beta: int, ply: int, qply: int,
                     hash_move: chess.Move | None, can_null: bool = True) -> int | None:
-        """The rest of the node by the numba kernel of engine/leaves.py (the same tree, one
+        """The rest of the node by the numba kernel of engine/scout.py (the same tree, one
         call): at ``depth`` 0 `quiescence`, at a greater ``depth`` a non-PV `pvs` node not in check
         from its step 6; in either, from where the node has been counted and the table probed
         without a result. None where the kernel leaves the node to the Python code."""
@@ -641,11 +641,11 @@ class Search:
             if hash_move is not None:
                 hash_code = hash_move.from_square | hash_move.to_square << 6 | (hash_move.promotion or 0) << 12
         counts = self.kernel_counts
-        budget = leaves.NO_BUDGET if self.node_limit is None else self.node_limit - self.total_nodes()
+        budget = scout.NO_BUDGET if self.node_limit is None else self.node_limit - self.total_nodes()
         tt = self.tt
         tables = self.tables
         history_black, history_white = tables.history
-        score = leaves.search(
+        score = scout.search(
             board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
             board.occupied_co[chess.WHITE], board.castling_rights, board.turn, self.keys[-1], True,
             False, ep_square, board.halfmove_clock, depth, alpha, beta, ply, qply, last_target, path,
@@ -653,9 +653,9 @@ class Search:
             history_black, history_white, tables.killers, tt.table, tt.entries, tt.generation,
             classical.WEIGHTS, counts, budget, self.stop_event.word, self.stop_event.at,
             self.kernel_undo, self.kernel_ordering_undo)
-        if score == leaves.GAVE_UP:
+        if score == scout.GAVE_UP:
             # The table, history and killers as they were: the Python search does the node.
-            leaves.undo(tt.table, self.kernel_undo, history_black, history_white, tables.killers,
+            scout.undo(tt.table, self.kernel_undo, history_black, history_white, tables.killers,
                         self.kernel_ordering_undo, counts)
             return None
         nodes, evaluations, cutoffs, seldepth, _, _ = counts.tolist()
@@ -664,7 +664,7 @@ class Search:
         self.cutoffs += cutoffs
         if seldepth > self.seldepth:
             self.seldepth = seldepth
-        if score == leaves.OUT_OF_NODES:
+        if score == scout.OUT_OF_NODES:
             raise SearchAborted
         if self.nodes >= self.next_check:
             self._check_limits()

@@ -295,7 +295,7 @@ class HelperPool:
 
 class _SharedStop:
     """Stands in for the search's StopSignal: set once the engine has stopped search_id. The
-    compiled leaves read the same word (``word[0] >= at``)."""
+    scout kernel reads the same word (``word[0] >= at``)."""
 
     def __init__(self, control: np.ndarray) -> None:
         self.control = control

@@ -74,9 +74,9 @@ def null_moves_tried(fen: str, depth: int) -> int:
     """Null moves made by a non-PV node of ``fen`` at ``depth`` whose static score is just above beta."""
     board = chess.Board(fen)
     search = prepared_search(board)
-    # The Python search, the reference: the compiled leaves (tested to search the same tree in
-    # tests/test_leaves.py) make their null moves on the bitboards.
-    search.compiled_frontier = False
+    # The Python search, the reference: the scout kernel (tested to search the same tree in
+    # tests/test_scout.py) makes its null moves on the bitboards.
+    search.compiled_scout = False
     made = 0
     make_null = search._make_null
 

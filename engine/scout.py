@@ -1,20 +1,21 @@
-"""The search below its principal variation in one numba kernel: non-PV nodes and quiescence.
+"""The scout search: the search off the principal variation in one numba kernel.
 
-Almost all of the search's nodes are off the principal variation: the null-window searches of PVS,
-the moves refuted there, and quiescence below them. In Python each such node crosses into numba
-several times (key, table, evaluation, move lists, exchange) and pays for python-chess moves and
-boards besides. `search` searches a non-PV node (or a quiescence node) with its whole tree in one
-call, playing the moves on the bitboards with the kernels the search already has, in the same
-steps as `Search.pvs` and `Search.quiescence` in engine/search.py: the same moves in the same order
-(each stage listed when the search reaches it, as `movepick.ordered_moves` does), the same
-pruning, reductions, extensions and draw rules, the same table entries, history and killers.
-Those Python methods stay the reference: they search the principal variation and what the kernel
-leaves to them. The kernel gives up (returns GAVE_UP) on meeting, anywhere in its tree, a side that
-may castle, a tablebase probe, an en passant table move or the ply limit (or when its undo records
-are full); it then puts back every table entry, history score and killer it changed, so the Python
-search searches exactly the tree it would have searched alone: the bench signature is the same
-with and without the kernel. The kernel reads a stop word every 1024 nodes, so that `stop` and the
-hard deadline end even a long call at once.
+PVS searches the first move of a principal-variation node with the full window and every other
+move with a null window: a scout search (Pearl's name) that only asks whether the move beats
+alpha. Those searches' trees, and quiescence, are almost all of the search's nodes. In Python each
+node crosses into numba several times (key, table, evaluation, move lists, exchange) and pays for
+python-chess moves and boards besides. `search` searches a non-PV node (or a quiescence node) with
+its whole tree in one call, playing the moves on the bitboards, in the same steps as `Search.pvs`
+and `Search.quiescence` in engine/search.py: the same moves in the same order (each stage listed
+when the search reaches it, as `movepick.ordered_moves` does), the same pruning, reductions,
+extensions and draw rules, the same table entries, history and killers. Those Python methods stay
+the reference: they search the principal variation and what the kernel leaves to them. The kernel
+gives up (returns GAVE_UP) on meeting, anywhere in its tree, castling in Chess960, a tablebase
+probe, an en passant table move or the ply limit (or when its undo records are full); it then puts
+back every table entry, history score and killer it changed, so the Python search searches
+exactly the tree it would have searched alone: the bench signature is the same with and without
+the kernel. The kernel reads a stop word every 1024 nodes, so that `stop` and the hard deadline
+end even a long call at once.
 """
 
 from __future__ import annotations

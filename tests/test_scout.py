@@ -1,6 +1,6 @@
-"""The compiled leaves (engine/leaves.py) are the Python search (Search.quiescence, and
-Search.pvs one and two plies above the horizon), only faster: the same score, nodes, table and
-move-ordering tables wherever the kernel searches, and no trace where it gives up."""
+"""The scout kernel (engine/scout.py) is the Python search (Search.quiescence, and Search.pvs off
+the principal variation), only faster: the same score, nodes, table and move-ordering tables
+wherever the kernel searches, and no trace where it gives up."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import chess
 import numpy as np
 import pytest
 
-from engine import leaves as compiled
+from engine import scout as compiled
 from engine.bench import POSITIONS
 from engine.evaluate import evaluate
 from engine.search import INFINITY, RECAPTURES_ONLY_AFTER, Search, SearchResult
@@ -76,7 +76,7 @@ def both_searches(board: chess.Board, alpha: int, beta: int,
     return python, python_score, kernel, kernel_score, bool(results) and results[0] is not None
 
 
-def test_compiled_quiescence_finds_the_python_score_with_the_same_nodes_and_table() -> None:
+def test_scout_kernel_quiescence_finds_the_python_score_with_the_same_nodes_and_table() -> None:
     searched = 0
     boards = positions_along_random_games(150) + [chess.Board(fen) for fen in ENDINGS]
     for i, board in enumerate(boards):
@@ -93,7 +93,7 @@ def test_compiled_quiescence_finds_the_python_score_with_the_same_nodes_and_tabl
     assert searched == 3 * len(boards)
 
 
-def test_compiled_quiescence_leaves_the_table_as_it_was_when_it_gives_up() -> None:
+def test_scout_kernel_quiescence_leaves_the_table_as_it_was_when_it_gives_up() -> None:
     # With room to record only two table stores, the kernel gives up at the third, after
     # overwriting two entries: it must put them back.
     board = chess.Board("3r2k1/5p2/8/8/8/8/5PPP/3R2K1 w - - 0 1")
@@ -109,7 +109,7 @@ def test_compiled_quiescence_leaves_the_table_as_it_was_when_it_gives_up() -> No
     assert search.quiescence(-INFINITY, INFINITY, 1) > 400
 
 
-def test_compiled_quiescence_stops_at_the_node_budget() -> None:
+def test_scout_kernel_quiescence_stops_at_the_node_budget() -> None:
     board = chess.Board(POSITIONS[1])
     search = Search(TranspositionTable(1))
     search.prepare(board, Limits(nodes=3))
@@ -124,12 +124,12 @@ def test_compiled_quiescence_stops_at_the_node_budget() -> None:
     assert compiled.OUT_OF_NODES < compiled.GAVE_UP
 
 
-def searched(board: chess.Board, depth: int, compiled_frontier: bool,
+def searched(board: chess.Board, depth: int, compiled_scout: bool,
              frontier_calls: list[bool]) -> tuple[Search, SearchResult]:
     """A fresh search of ``board`` to ``depth``; ``frontier_calls`` gets, for each frontier node
     offered to the kernel, whether the kernel searched it."""
     search = Search(TranspositionTable(1))
-    search.compiled_frontier = compiled_frontier
+    search.compiled_scout = compiled_scout
     run_kernel = search._run_kernel
 
     def recording(depth: int, *args: object) -> int | None:
@@ -142,7 +142,7 @@ def searched(board: chess.Board, depth: int, compiled_frontier: bool,
     return search, search.run(board, Limits(depth=depth))
 
 
-def test_compiled_frontier_searches_the_same_tree_as_the_python_search() -> None:
+def test_scout_kernel_searches_the_same_tree_as_the_python_search() -> None:
     frontier_calls: list[bool] = []
     boards = (positions_along_random_games(40, seed=11) + [chess.Board(fen) for fen in POSITIONS[1:30]]
               + [chess.Board(fen) for fen in ENDINGS])
@@ -161,7 +161,7 @@ def test_compiled_frontier_searches_the_same_tree_as_the_python_search() -> None
     assert sum(frontier_calls) > 0.95 * len(frontier_calls) > 1000
 
 
-def test_compiled_frontier_leaves_no_trace_when_it_gives_up(monkeypatch) -> None:
+def test_scout_kernel_leaves_no_trace_when_it_gives_up(monkeypatch) -> None:
     # Undo records with room for few entries make the kernel give up often, deep in its trees,
     # after table stores and cut-offs: the table, history, killers and counts must be as before.
     monkeypatch.setattr(compiled, "UNDO_STORES", 40)
@@ -202,7 +202,7 @@ def test_compiled_frontier_leaves_no_trace_when_it_gives_up(monkeypatch) -> None
 
 
 @pytest.mark.parametrize("depth", [1, 2])
-def test_compiled_frontier_node_is_the_python_node(depth: int) -> None:
+def test_scout_kernel_node_is_the_python_node(depth: int) -> None:
     # One node near the horizon, with windows below, around and above its static score, and its
     # checks extended (as deep in an iteration): score, counts, table and history agree.
     searched = 0
@@ -211,11 +211,11 @@ def test_compiled_frontier_node_is_the_python_node(depth: int) -> None:
         static = evaluate(board)
         for alpha in (static - 400, static - 100, static, static + 100, static + 400):
             searches = []
-            for compiled_frontier in (False, True):
+            for compiled_scout in (False, True):
                 search = Search(TranspositionTable(1))
                 search.prepare(board, Limits())
                 search.root_depth = 4
-                search.compiled_frontier = compiled_frontier
+                search.compiled_scout = compiled_scout
                 search.nodes = 1  # the node itself, counted by the caller
                 searches.append((search, search.pvs(depth, alpha, alpha + 1, 1, False, i % 2 == 0)))
             (python, python_score), (kernel, kernel_score) = searches
@@ -239,7 +239,7 @@ FROM_GAMES = [
 
 
 def nodes_of_the_same_search_with_and_without_the_kernel(fen: str, depth: int) -> int:
-    """Searches ``fen`` to ``depth`` with the compiled leaves and without; asserts the two agree
+    """Searches ``fen`` to ``depth`` with the scout kernel and without; asserts the two agree
     (nodes, score, PV, table) and returns the nodes."""
     board = chess.Board(fen)
     python, python_result = searched(board, depth, False, [])
@@ -250,7 +250,7 @@ def nodes_of_the_same_search_with_and_without_the_kernel(fen: str, depth: int) -
     return kernel.nodes
 
 
-def test_compiled_leaves_search_the_same_tree_deeper_in_positions_from_games() -> None:
+def test_scout_kernel_searches_the_same_tree_deeper_in_positions_from_games() -> None:
     for fen in FROM_GAMES:
         nodes_of_the_same_search_with_and_without_the_kernel(fen, 6)
 
@@ -263,7 +263,7 @@ OPENINGS = [
 ]
 
 
-def test_compiled_leaves_search_the_same_tree_in_openings_with_castling() -> None:
+def test_scout_kernel_searches_the_same_tree_in_openings_with_castling() -> None:
     for fen in OPENINGS:
         nodes_of_the_same_search_with_and_without_the_kernel(fen, 6)
 
@@ -274,7 +274,7 @@ GAMES_SIGNATURE = 568_261
 
 
 @pytest.mark.slow
-def test_compiled_leaves_search_the_same_tree_in_150_positions_from_games() -> None:
+def test_scout_kernel_searches_the_same_tree_in_150_positions_from_games() -> None:
     # Endings, checks and repetitions as games meet them (the bench's positions missed two kernel
     # bugs these caught). Also pins the total, as the bench signature does: a change of the tree
     # must change it on purpose.
