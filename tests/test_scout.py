@@ -13,7 +13,7 @@ import pytest
 from engine import scout as compiled
 from engine.bench import POSITIONS
 from engine.evaluate import evaluate
-from engine.search import INFINITY, RECAPTURES_ONLY_AFTER, Search, SearchResult
+from engine.search import INFINITY, RECAPTURES_ONLY_AFTER, Search, SearchAborted, SearchResult
 from engine.timeman import Limits
 from engine.tt import TranspositionTable
 from paths import DATA
@@ -122,6 +122,35 @@ def test_scout_kernel_quiescence_stops_at_the_node_budget() -> None:
         raise AssertionError("the search went on past its node limit")
     assert search.nodes == 3
     assert compiled.OUT_OF_NODES < compiled.GAVE_UP
+
+
+@pytest.mark.parametrize("raise_word", ["stop", "deadline"])
+def test_scout_kernel_stops_within_a_thousand_nodes_of_the_stop_word(raise_word: str) -> None:
+    # `stop` (or the deadline's timer) raises the word the kernel reads, and a long call ends
+    # within the 1,024 nodes between two reads.
+    board = chess.Board(POSITIONS[2])
+
+    def scout_search(stopped: bool) -> Search:
+        search = Search(TranspositionTable(16))
+        search.prepare(board, Limits())
+        search.root_depth = 12
+        if stopped and raise_word == "stop":
+            search.stop_event.set()
+        elif stopped:
+            search.stop_event.word[0] = 1  # what the deadline's timer does
+        search.nodes = 1
+        try:
+            search._run_kernel(10, 30, 31, 1, 0, None)
+        except SearchAborted:
+            assert stopped
+        return search
+
+    assert scout_search(False).nodes > 5000
+    stopped = scout_search(True)
+    assert 1 < stopped.nodes <= 1 + 1024
+    # A new search starts with the word down again.
+    stopped.stop_event.clear()
+    assert stopped.run(board, Limits(depth=3)).best_move is not None
 
 
 def searched(board: chess.Board, depth: int, compiled_scout: bool,
