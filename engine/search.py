@@ -52,11 +52,9 @@ NULL_MOVE_DEPTH = 2  # the least remaining depth at which a null move is tried
 LMR_TABLE = [[0] * 64 for _ in range(MAX_DEPTH + 2)]
 for _d in range(1, MAX_DEPTH + 2):
     for _m in range(1, 64):
-        LMR_TABLE[_d][_m] = int(0.5 + math.log(_d) * math.log(_m) / 2.2)
+        LMR_TABLE[_d][_m] = int(0.75 + math.log(_d) * math.log(_m) / 1.9)
 
-# The non-PV nodes of this depth or less are searched by the numba kernel of engine/scout.py, with
-# the constants above that it uses.
-KERNEL_DEPTH = 100
+# The constants above that the scout kernel uses (engine/scout.py: the non-PV nodes in numba).
 KERNEL_PARAMS = np.zeros(scout.PARAMS, dtype=np.int64)
 KERNEL_PARAMS[scout.RECAPTURES_AFTER] = RECAPTURES_ONLY_AFTER
 KERNEL_PARAMS[scout.DELTA] = DELTA_MARGIN
@@ -70,7 +68,6 @@ KERNEL_PARAMS[scout.SEE_DEPTH] = SEE_PRUNE_DEPTH
 KERNEL_PARAMS[scout.NULL_MOVE_DEPTH] = NULL_MOVE_DEPTH
 KERNEL_REDUCTIONS = np.array(LMR_TABLE, dtype=np.int64)
 assert len(RAZOR_MARGIN) == len(FUTILITY_MARGIN) == 3 and len(LATE_MOVE_COUNT) == 4  # the kernel's slots
-
 
 
 def helper_skips_depth(index: int, depth: int, root_ply: int) -> bool:
@@ -91,7 +88,7 @@ def helper_skips_depth(index: int, depth: int, root_ply: int) -> bool:
 
 class StopSignal:
     """The search's stop flag, set by `stop`: a threading.Event with a numpy word beside it, which
-    the scout kernel reads every thousand nodes or so (they see no Python object). The search
+    the scout kernel reads every thousand nodes or so (it sees no Python object). The search
     also raises the word at its hard deadline, so that a long kernel call ends in time."""
 
     def __init__(self) -> None:
@@ -172,8 +169,8 @@ class Search:
         self.tablebases = None  # an engine.tablebase.Tablebases, when the engine has them open
         # The static evaluation: the classical one, or the network's (UCI option "Use NNUE").
         self.evaluate: Callable[[chess.Board], int] = evaluate
-        # Quiescence, and non-PV nodes (up to KERNEL_DEPTH), by the numba kernel where it can
-        # (engine/scout.py); False: Python only (the same tree, slower).
+        # Quiescence and non-PV nodes by the numba kernel where it can (engine/scout.py);
+        # False: Python only (the same tree, slower).
         self.compiled_quiescence = True
         self.compiled_scout = True
         self.soft_deadline: float | None = None
@@ -421,7 +418,7 @@ class Search:
 
         # A non-PV node's steps 6-10 and its tree below, by the numba kernel of engine/scout.py
         # where it can.
-        if depth <= KERNEL_DEPTH and not is_pv and not in_check and self._kernel_may_search():
+        if not is_pv and not in_check and self._kernel_may_search():
             score = self._run_kernel(depth, alpha, beta, ply, 0, hash_move, can_null)
             if score is not None:
                 return score
