@@ -42,6 +42,9 @@ class TimeBudget:
     flexible: bool = False  # the soft limit may be scaled by `soft_scale` (clock games only)
 
 
+# A clock without `movestogo` is shared out as if this many moves were left before it ends (the
+# increments aside); fewer means more time for each move, more means more left over at the end.
+MOVES_TO_GO = 20
 # Python cannot start answering faster than this after a deadline: each node takes tens of
 # microseconds and the stop flag is read every few dozen nodes, then the answer is printed.
 REACTION_MARGIN = 0.015
@@ -77,7 +80,7 @@ def budget(limits: Limits, turn: chess.Color, move_overhead_ms: int) -> TimeBudg
         # Inside the reserve: answer as fast as possible and let the increment refill the clock.
         return TimeBudget(0.001, 0.002)
 
-    moves_to_go = limits.movestogo if limits.movestogo else 30
+    moves_to_go = limits.movestogo if limits.movestogo else MOVES_TO_GO
     moves_to_go = max(1, min(moves_to_go, 50))
     share = remaining / moves_to_go + increment * 0.75
     # The last move before a time control may use much of what is left, never all of it.

@@ -518,6 +518,9 @@ class Tally:
     losses: int = 0
     engines: Tuple[EngineTally, EngineTally] = dataclasses.field(default_factory=lambda: (EngineTally(), EngineTally()))
     terminations: collections.Counter = dataclasses.field(default_factory=collections.Counter)
+    # The sequential test's verdict when a bound was first crossed: (decision, games, LLR). Games
+    # still in flight then are counted in the totals, not in the verdict.
+    sprt_verdict: Optional[Tuple[str, int, float]] = None
 
     @property
     def games(self) -> int:
@@ -576,10 +579,14 @@ def summary(tally: Tally, names: Tuple[str, str], sprt: Optional[Tuple[float, fl
         llr = sprt_llr(w, d, l, *sprt)
         bounds = sprt_bounds()
         decision = sprt_decision(llr, bounds)
+        when = ""
+        if tally.sprt_verdict is not None and tally.sprt_verdict[1] != n:
+            decision, decided_at, decided_llr = tally.sprt_verdict
+            when = f" at game {decided_at} (LLR {decided_llr:+.3f}; the games in flight then are in the totals)"
         verdict = {"H1": f"H1 accepted (elo >= {sprt[1]:g})", "H0": f"H0 accepted (elo <= {sprt[0]:g})",
                    None: "inconclusive"}[decision]
         lines.append(f"SPRT elo0={sprt[0]:g} elo1={sprt[1]:g} alpha=beta=0.05 (logistic Elo, trinomial GSPRT): "
-                     f"LLR {llr:+.3f}, bounds [{bounds[0]:+.3f}, {bounds[1]:+.3f}]: {verdict}")
+                     f"LLR {llr:+.3f}, bounds [{bounds[0]:+.3f}, {bounds[1]:+.3f}]: {verdict}{when}")
     if tally.terminations:
         lines.append("Terminations: " + ", ".join(f"{k} {v}" for k, v in tally.terminations.most_common()))
     width = max(len(names[0]), len(names[1]))
@@ -652,9 +659,12 @@ async def run_match(config: MatchConfig, tally: Tally, progress: Optional[TextIO
                 if progress:
                     line = progress_line(tally, config.games, config.sprt)
                     print(f"\r{line}\033[K" if tty else line, file=progress, end="" if tty else "\n", flush=True)
-                if config.sprt and sprt_decision(sprt_llr(tally.wins, tally.draws, tally.losses, *config.sprt),
-                                                 sprt_bounds()):
-                    stop = True
+                if config.sprt and tally.sprt_verdict is None:
+                    llr = sprt_llr(tally.wins, tally.draws, tally.losses, *config.sprt)
+                    decision = sprt_decision(llr, sprt_bounds())
+                    if decision:
+                        tally.sprt_verdict = (decision, tally.games, llr)
+                        stop = True
 
         await asyncio.gather(*(worker(p1, p2) for p1, p2 in pairs))
         if progress and tty:

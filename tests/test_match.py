@@ -219,6 +219,18 @@ def test_sprt_decides_once_a_bound_is_crossed():
 
 # --- results and PGN ---------------------------------------------------------
 
+def test_sprt_verdict_is_the_one_taken_when_a_bound_was_crossed():
+    # With two games in flight, the test stops at a crossing and then counts the other game, which
+    # may take the LLR back inside the bounds: the verdict stays the one that stopped it.
+    llr = match_stats.sprt_llr(176, 174, 123, 0, 15)
+    assert match_stats.sprt_decision(llr, match_stats.sprt_bounds()) == "H1"
+    assert match_stats.sprt_decision(match_stats.sprt_llr(176, 174, 124, 0, 15),
+                                     match_stats.sprt_bounds()) is None
+    tally = match.Tally(wins=176, draws=174, losses=124, sprt_verdict=("H1", 473, llr))
+    text = match.summary(tally, ("a", "b"), (0, 15))
+    assert "H1 accepted (elo >= 15) at game 473" in text
+
+
 def test_result_strings():
     assert match.result_string(chess.WHITE) == "1-0"
     assert match.result_string(chess.BLACK) == "0-1"
