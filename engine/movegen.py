@@ -1,4 +1,5 @@
-"""Legal moves over the bitboards, in numba: captures, quiet moves, check evasions, a legality test.
+"""Legal moves over the bitboards, in numba: captures, quiet moves, promotions, castling, check
+evasions, a legality test.
 
 The search asks python-chess for no move list in its hot path: these kernels list the moves of a
 position from its bitboards, the same moves python-chess's generators give, in python-chess's own
@@ -388,7 +389,7 @@ def _quiet_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, whit
 _quiet_kernel = compile_kernel(_quiet_kernel_impl, _QUIET_SIGNATURE)
 
 
-# ---------------------------------------------------------------------- the legality kernel
+# ---------------------------------------------------------------------- promotions and castling
 
 @njit(cache=True, nogil=True)
 def promotion_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white, promoting):
@@ -473,6 +474,8 @@ def castling_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white, 
             n += 1
     return out[:n]
 
+
+# ---------------------------------------------------------------------- the legality kernel
 
 _LEGAL_SIGNATURE = boolean(uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean, int64,
                            int64)

@@ -405,6 +405,24 @@ def _next_stage(stage, losing, pawns, knights, bishops, rooks, queens, kings, ou
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _next_move(moves, i, stage, done, losing, pawns, knights, bishops, rooks, queens, kings, ours,
+               white_to_move, castling, ep_square, in_check, skip, killer_a, killer_b, history):
+    """The next move in the order of `movepick.ordered_moves` (-1 when none is left) and the state
+    of the walk after it: the moves of the current stage, the index in them, the stage (0: the
+    first moves, 1: the killers, 2: the other quiet moves, 3: the losing captures) and the killers
+    searched."""
+    while i == moves.shape[0]:
+        if stage == 3:
+            return -1, moves, i, stage, done
+        moves, done = _next_stage(stage, losing, pawns, knights, bishops, rooks, queens, kings, ours,
+                                  white_to_move, castling, ep_square, in_check, skip, done, killer_a,
+                                  killer_b, history)
+        stage += 1
+        i = 0
+    return moves[i], moves, i + 1, stage, done
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _count_node(counts, ply, budget, stop, stop_at):
     """Counts a node; True if the search must stop (the node budget is spent, or every 1024
     nodes, the stop word says so: `stop`, or the hard deadline)."""
@@ -542,18 +560,12 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
         i = 0
         done = np.full(2, -1, dtype=np.int64)  # the killers searched, as history indices
         while True:
-            if i == moves.shape[0]:
-                if stage == 3:
-                    break
-                moves, done = _next_stage(stage, losing, pawns, knights, bishops, rooks, queens,
-                                          kings, ours, white_to_move, castling, ep_square,
-                                          in_check, skip, done, killers[ply, 0], killers[ply, 1],
-                                          history)
-                stage += 1
-                i = 0
-                continue
-            code = moves[i]
-            i += 1
+            code, moves, i, stage, done = _next_move(
+                moves, i, stage, done, losing, pawns, knights, bishops, rooks, queens, kings, ours,
+                white_to_move, castling, ep_square, in_check, skip, killers[ply, 0],
+                killers[ply, 1], history)
+            if code < 0:
+                break
             origin = code & 63
             target = code >> 6 & 63
             is_quiet = code >> 12 & 15 == 0 and code >> 20 == 0
@@ -650,18 +662,12 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
         i = 0
         done = np.full(2, -1, dtype=np.int64)
         while True:
-            if i == moves.shape[0]:
-                if stage == 3:
-                    break
-                moves, done = _next_stage(stage, losing, pawns, knights, bishops, rooks, queens,
-                                          kings, ours, white_to_move, castling, ep_square,
-                                          in_check, skip, done, killers[ply, 0], killers[ply, 1],
-                                          history)
-                stage += 1
-                i = 0
-                continue
-            code = moves[i]
-            i += 1
+            code, moves, i, stage, done = _next_move(
+                moves, i, stage, done, losing, pawns, knights, bishops, rooks, queens, kings, ours,
+                white_to_move, castling, ep_square, in_check, skip, killers[ply, 0],
+                killers[ply, 1], history)
+            if code < 0:
+                break
             (p, n, b, r, q, k, child_white, child_castling, child_key, gives_check, child_ep,
              child_halfmove) = _child(code, pawns, knights, bishops, rooks, queens, kings, white,
                                       castling, white_to_move, halfmove)
