@@ -24,6 +24,7 @@ import numpy as np
 from numba import boolean, int64, njit, uint64, void
 
 from engine.bitboards import SEVENTH_RANK, SQUARE_BB, U0, U1, compile_kernel, lsb, popcount
+from engine.bitmove import child, play
 from engine.endgame import with_endgame_knowledge_kernel
 from engine.evaluate import _evaluate_kernel
 from engine.movegen import (_capture_kernel_impl, _kind, _legal_kernel_impl, _quiet_kernel_impl,
@@ -57,30 +58,11 @@ UNDO_STORES = 1 << 16
 ORDERING_UNDO_ENTRIES = 1 << 14
 
 _VALUE = np.array(PIECE_VALUE, dtype=np.int64)
-_BACK_RANK = np.array([0xFF00000000000000, 0xFF], dtype=np.uint64)  # by colour: Black, White
 
 
 # The table's own score conversions (engine/tt.py), compiled for the kernel.
 _from_tt = njit(cache=True, nogil=True)(score_from_tt)
 _to_tt = njit(cache=True, nogil=True)(score_to_tt)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _toggle(kind, squares, pawns, knights, bishops, rooks, queens, kings):
-    """The six piece boards with ``squares`` toggled on the board of ``kind`` (1 pawn ... 6 king)."""
-    if kind == 1:
-        pawns ^= squares
-    elif kind == 2:
-        knights ^= squares
-    elif kind == 3:
-        bishops ^= squares
-    elif kind == 4:
-        rooks ^= squares
-    elif kind == 5:
-        queens ^= squares
-    else:
-        kings ^= squares
-    return pawns, knights, bishops, rooks, queens, kings
 
 
 @njit(cache=True, nogil=True)
@@ -91,45 +73,6 @@ def _static_score(pawns, knights, bishops, rooks, queens, kings, white, black, w
         pawns, knights, bishops, rooks, queens, kings, white, white_to_move,
         _evaluate_kernel(pawns, knights, bishops, rooks, queens, kings, white, black, white_to_move,
                          weights))
-
-
-@njit(cache=True, nogil=True)
-def _play(code, pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move):
-    """The bitboards, White's men and castling rights after the move ``code`` (origin | target << 6
-    | victim type << 12 | mover type << 16 | promotion << 20; victim 0 for a quiet move, promotion
-    0 for none); castling is the king's two-square step."""
-    origin = code & 63
-    target = code >> 6 & 63
-    victim_type = code >> 12 & 15
-    mover_type = code >> 16 & 15
-    promotion = code >> 20
-    from_bb = SQUARE_BB[origin]
-    to_bb = SQUARE_BB[target]
-    taken = U0
-    if victim_type:
-        taken = to_bb
-        if victim_type == 1 and (to_bb & (pawns | knights | bishops | rooks | queens | kings)) == U0:
-            taken = SQUARE_BB[target - 8 if white_to_move else target + 8]  # en passant
-        pawns, knights, bishops, rooks, queens, kings = _toggle(victim_type, taken, pawns, knights,
-                                                                bishops, rooks, queens, kings)
-    moved = from_bb | to_bb
-    if promotion:
-        pawns ^= from_bb
-        pawns, knights, bishops, rooks, queens, kings = _toggle(promotion, to_bb, pawns, knights,
-                                                                bishops, rooks, queens, kings)
-    else:
-        pawns, knights, bishops, rooks, queens, kings = _toggle(mover_type, moved, pawns, knights,
-                                                                bishops, rooks, queens, kings)
-    castling &= ~moved
-    if mover_type == 6:
-        castling &= ~_BACK_RANK[1 if white_to_move else 0]
-        if target - origin == 2 or origin - target == 2:  # castling: the rook goes too
-            rook_moved = SQUARE_BB[origin + 1] | SQUARE_BB[origin + 3] if target > origin else (
-                SQUARE_BB[origin - 1] | SQUARE_BB[origin - 4])
-            rooks ^= rook_moved
-            moved |= rook_moved
-    white = (white ^ moved) if white_to_move else (white & ~taken)
-    return pawns, knights, bishops, rooks, queens, kings, white, castling
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -355,41 +298,6 @@ def _undo(table, undo, history_black, history_white, killers, ordering_undo, cou
 
 
 @njit(cache=True, nogil=True)
-def _child(code, pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move,
-           halfmove):
-    """The position after the move ``code``: bitboards, White's men, castling rights, key, whether
-    it is check, the en passant square (-1 if no capture there is legal) and the halfmove clock."""
-    p, n, b, r, q, k, child_white, child_castling = _play(
-        code, pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move)
-    origin = code & 63
-    target = code >> 6 & 63
-    ep_square = -1
-    child_key, in_check = _key_kernel(p, n, b, r, q, k, child_white, child_castling,
-                                      not white_to_move, ep_square)
-    mover = code >> 16 & 15
-    if mover == 1 and (target - origin == 16 or origin - target == 16):
-        # A double step: the en passant square counts (in the key too) if the capture is legal.
-        square = (origin + target) // 2
-        theirs = (p | n | b | r | q | k) & ~child_white if white_to_move else child_white
-        if in_check:
-            legal = False
-            for evasion in evasion_kernel(p, n, b, r, q, k, theirs, not white_to_move, square,
-                                          False):
-                if evasion >> 6 & 63 == square and evasion >> 20 == 1:
-                    legal = True
-        else:
-            legal = _capture_kernel_impl(p, n, b, r, q, k, theirs, U0, not white_to_move, square,
-                                         U0).shape[0] > 0
-        if legal:
-            ep_square = square
-            child_key, in_check = _key_kernel(p, n, b, r, q, k, child_white, child_castling,
-                                              not white_to_move, square & 7)
-    child_halfmove = 0 if mover == 1 or code >> 12 & 15 else halfmove + 1
-    return (p, n, b, r, q, k, child_white, child_castling, child_key, in_check, ep_square,
-            child_halfmove)
-
-
-@njit(cache=True, nogil=True)
 def _next_stage(stage, losing, pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
                 castling, ep_square, in_check, skip, done, killer_a, killer_b, history):
     """The moves of the stage after ``stage`` of `movepick.ordered_moves` (0: the killers, 1: the
@@ -570,8 +478,8 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
             target = code >> 6 & 63
             is_quiet = code >> 12 & 15 == 0 and code >> 20 == 0
             (p, n, b, r, q, k, child_white, child_castling, child_key, gives_check, child_ep,
-             child_halfmove) = _child(code, pawns, knights, bishops, rooks, queens, kings, white,
-                                      castling, white_to_move, halfmove)
+             child_halfmove) = child(code, pawns, knights, bishops, rooks, queens, kings, white,
+                                     castling, white_to_move, halfmove)
             if not in_check and moves_searched > 0 and best_score > -TB_WIN_THRESHOLD:
                 if is_quiet and (futile or (depth <= 3 and
                                             moves_searched >= params[LATE_MOVES + depth - 1])):
@@ -669,8 +577,8 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
             if code < 0:
                 break
             (p, n, b, r, q, k, child_white, child_castling, child_key, gives_check, child_ep,
-             child_halfmove) = _child(code, pawns, knights, bishops, rooks, queens, kings, white,
-                                      castling, white_to_move, halfmove)
+             child_halfmove) = child(code, pawns, knights, bishops, rooks, queens, kings, white,
+                                     castling, white_to_move, halfmove)
             result = _search(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
                              child_key, not_probed, gives_check, child_ep, child_halfmove, horizon,
                              -beta, -alpha, ply + 1, qply + 1, code >> 6 & 63, path, last,
@@ -739,7 +647,7 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
                                                                queens, kings, white, origin,
                                                                target, white_to_move) < 0:
                     continue
-            p, n, b, r, q, k, child_white, child_castling = _play(
+            p, n, b, r, q, k, child_white, child_castling = play(
                 code, pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move)
             child_key, child_in_check = _key_kernel(p, n, b, r, q, k, child_white, child_castling,
                                                     not white_to_move, no_square)

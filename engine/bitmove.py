@@ -1,0 +1,111 @@
+"""Playing a move on the bitboards inside numba: the make-move of the scout kernel.
+
+A move is a code (origin | target << 6 | victim type << 12 | mover type << 16 | promotion << 20,
+as the move-list kernels of engine/movegen.py build it). `play` returns the six piece boards,
+White's men and the castling rights after it; `child` adds what a node of the search needs of the
+new position: its key, whether it is check, the en passant square and the halfmove clock. Both
+return new values (numba integers), so the caller's position is its own undo.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engine.bitboards import SQUARE_BB, U0
+from engine.movegen import _capture_kernel_impl, evasion_kernel
+from engine.zobrist import _key_kernel
+
+_BACK_RANK = np.array([0xFF00000000000000, 0xFF], dtype=np.uint64)  # by colour: Black, White
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _toggle(kind, squares, pawns, knights, bishops, rooks, queens, kings):
+    """The six piece boards with ``squares`` toggled on the board of ``kind`` (1 pawn ... 6 king)."""
+    if kind == 1:
+        pawns ^= squares
+    elif kind == 2:
+        knights ^= squares
+    elif kind == 3:
+        bishops ^= squares
+    elif kind == 4:
+        rooks ^= squares
+    elif kind == 5:
+        queens ^= squares
+    else:
+        kings ^= squares
+    return pawns, knights, bishops, rooks, queens, kings
+
+
+@njit(cache=True, nogil=True)
+def play(code, pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move):
+    """The bitboards, White's men and castling rights after the move ``code`` (origin | target << 6
+    | victim type << 12 | mover type << 16 | promotion << 20; victim 0 for a quiet move, promotion
+    0 for none); castling is the king's two-square step."""
+    origin = code & 63
+    target = code >> 6 & 63
+    victim_type = code >> 12 & 15
+    mover_type = code >> 16 & 15
+    promotion = code >> 20
+    from_bb = SQUARE_BB[origin]
+    to_bb = SQUARE_BB[target]
+    taken = U0
+    if victim_type:
+        taken = to_bb
+        if victim_type == 1 and (to_bb & (pawns | knights | bishops | rooks | queens | kings)) == U0:
+            taken = SQUARE_BB[target - 8 if white_to_move else target + 8]  # en passant
+        pawns, knights, bishops, rooks, queens, kings = _toggle(victim_type, taken, pawns, knights,
+                                                                bishops, rooks, queens, kings)
+    moved = from_bb | to_bb
+    if promotion:
+        pawns ^= from_bb
+        pawns, knights, bishops, rooks, queens, kings = _toggle(promotion, to_bb, pawns, knights,
+                                                                bishops, rooks, queens, kings)
+    else:
+        pawns, knights, bishops, rooks, queens, kings = _toggle(mover_type, moved, pawns, knights,
+                                                                bishops, rooks, queens, kings)
+    castling &= ~moved
+    if mover_type == 6:
+        castling &= ~_BACK_RANK[1 if white_to_move else 0]
+        if target - origin == 2 or origin - target == 2:  # castling: the rook goes too
+            rook_moved = SQUARE_BB[origin + 1] | SQUARE_BB[origin + 3] if target > origin else (
+                SQUARE_BB[origin - 1] | SQUARE_BB[origin - 4])
+            rooks ^= rook_moved
+            moved |= rook_moved
+    white = (white ^ moved) if white_to_move else (white & ~taken)
+    return pawns, knights, bishops, rooks, queens, kings, white, castling
+
+
+@njit(cache=True, nogil=True)
+def child(code, pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move,
+           halfmove):
+    """The position after the move ``code``: bitboards, White's men, castling rights, key, whether
+    it is check, the en passant square (-1 if no capture there is legal) and the halfmove clock."""
+    p, n, b, r, q, k, child_white, child_castling = play(
+        code, pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move)
+    origin = code & 63
+    target = code >> 6 & 63
+    ep_square = -1
+    child_key, in_check = _key_kernel(p, n, b, r, q, k, child_white, child_castling,
+                                      not white_to_move, ep_square)
+    mover = code >> 16 & 15
+    if mover == 1 and (target - origin == 16 or origin - target == 16):
+        # A double step: the en passant square counts (in the key too) if the capture is legal.
+        square = (origin + target) // 2
+        theirs = (p | n | b | r | q | k) & ~child_white if white_to_move else child_white
+        if in_check:
+            legal = False
+            for evasion in evasion_kernel(p, n, b, r, q, k, theirs, not white_to_move, square,
+                                          False):
+                if evasion >> 6 & 63 == square and evasion >> 20 == 1:
+                    legal = True
+        else:
+            legal = _capture_kernel_impl(p, n, b, r, q, k, theirs, U0, not white_to_move, square,
+                                         U0).shape[0] > 0
+        if legal:
+            ep_square = square
+            child_key, in_check = _key_kernel(p, n, b, r, q, k, child_white, child_castling,
+                                              not white_to_move, square & 7)
+    child_halfmove = 0 if mover == 1 or code >> 12 & 15 else halfmove + 1
+    return (p, n, b, r, q, k, child_white, child_castling, child_key, in_check, ep_square,
+            child_halfmove)
