@@ -1,4 +1,5 @@
-"""The console entry point: no arguments speaks UCI; subcommands run bench, perft and warm-up."""
+"""The console entry point: no arguments speaks UCI; subcommands run bench, perft, warm-up and
+the page (serve)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,10 @@ def main(argv: list[str] | None = None) -> int:
     perft.add_argument("--chess960", action="store_true",
                        help="Chess960 rules: X-FEN or Shredder-FEN castling, king-takes-rook moves")
     commands.add_parser("warmup", help="compile the evaluation into numba's on-disk cache")
+    serve = commands.add_parser("serve", help="a page on 127.0.0.1 to play Brudno, watch it "
+                                "search and see alpha-beta prune (docs/page.md)")
+    serve.add_argument("--port", type=int, default=0, help="the port (default: a free one)")
+    serve.add_argument("--no-browser", action="store_true", help="do not open a browser")
     args = parser.parse_args(argv)
 
     if args.command == "bench":
@@ -45,4 +50,8 @@ def main(argv: list[str] | None = None) -> int:
         from engine.search import fixed_depth_search  # importing the search compiles its kernels
 
         fixed_depth_search(chess.Board(), 2)
+    elif args.command == "serve":
+        from engine.web.server import serve
+
+        return serve(port=args.port, open_browser=not args.no_browser)
     return 0
