@@ -41,7 +41,8 @@ def _toggle(kind, squares, pawns, knights, bishops, rooks, queens, kings):
 def play(code, pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move):
     """The bitboards, White's men and castling rights after the move ``code`` (origin | target << 6
     | victim type << 12 | mover type << 16 | promotion << 20; victim 0 for a quiet move, promotion
-    0 for none); castling is the king's two-square step."""
+    0 for none); castling is the king's two-square step, or in Chess960 the king taking its own
+    rook."""
     origin = code & 63
     target = code >> 6 & 63
     victim_type = code >> 12 & 15
@@ -49,6 +50,18 @@ def play(code, pawns, knights, bishops, rooks, queens, kings, white, castling, w
     promotion = code >> 20
     from_bb = SQUARE_BB[origin]
     to_bb = SQUARE_BB[target]
+    if mover_type == 6 and to_bb & rooks & (white if white_to_move else ~white):
+        # Castling in Chess960 (king takes rook): both go to their squares of standard castling,
+        # which may be where either stands (XOR leaves such a square as it was).
+        base = origin & 56
+        king_to = SQUARE_BB[base + 6 if target > origin else base + 2]
+        rook_to = SQUARE_BB[base + 5 if target > origin else base + 3]
+        kings ^= from_bb ^ king_to
+        rooks ^= to_bb ^ rook_to
+        if white_to_move:
+            white ^= from_bb ^ king_to ^ to_bb ^ rook_to
+        castling &= ~_BACK_RANK[1 if white_to_move else 0]
+        return pawns, knights, bishops, rooks, queens, kings, white, castling
     taken = U0
     if victim_type:
         taken = to_bb

@@ -15,12 +15,14 @@ from numba import boolean, int64, njit, uint64
 from numba.types import Tuple
 
 from engine.bitboards import (BETWEEN, BISHOP_DIRS, KING_ATTACKS, KNIGHT_ATTACKS, LINE, PAWN_ATTACKS,
-                              RANK_3, RANK_6, ROOK_DIRS, S8, SEVENTH_RANK, SQUARE_BB, U0,
+                              RANK_3, RANK_6, ROOK_DIRS, S8, SEVENTH_RANK, SQUARE_BB, U0, U1,
                               attacked_by, compile_kernel, lsb, msb, pinned_pieces, slider_attacks)
 from engine.score import PIECE_VALUE
 
 _VALUE = np.array(PIECE_VALUE, dtype=np.int64)
 _LAST_RANKS = np.uint64(0xFF000000000000FF)
+_BACK_RANK = np.array([chess.BB_RANK_8, chess.BB_RANK_1], dtype=np.uint64)  # by colour: Black, White
+_CORNERS = np.uint64(chess.BB_CORNERS)
 _FIFTH_RANK = np.array([0x00000000FF000000, 0x000000FF00000000], dtype=np.uint64)  # by colour: Black, White
 _PROMOTIONS = (5, 4, 3, 2)  # queen, rook, bishop, knight: python-chess's order
 
@@ -438,39 +440,56 @@ def promotion_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white,
 
 
 @njit(cache=True, nogil=True)
-def castling_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white, castling):
-    """The legal castling moves of a side not in check in standard chess, as ``origin << 6 |
-    target`` (the king's two-square step), in python-chess's order: the h-side first."""
+def castling_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white, castling, chess960):
+    """The legal castling moves of a side not in check, as ``origin << 6 | target``, in
+    python-chess's order (the h-side first): the target is the rook's square in Chess960 (king
+    takes rook) and the king's two-square step in standard chess. The rights are cleaned as
+    `chess.Board.clean_castling_rights` cleans them (in Chess960: the outermost rook on each side
+    of a king on its back rank)."""
     out = np.empty(2, dtype=np.int64)
     n = 0
     occupied = pawns | knights | bishops | rooks | queens | kings
     theirs = occupied & ~ours
-    king = 4 if white else 60
-    king_bb = SQUARE_BB[king]
-    if not kings & ours & king_bb:
+    back_rank = _BACK_RANK[1 if white else 0]
+    king_bb = kings & ours & back_rank
+    if not king_bb:
         return out[:0]
-    for side in range(2):
-        rook = king + 3 if side == 0 else king - 4
+    king = lsb(king_bb)
+    rights = castling & rooks & ours & back_rank
+    if chess960:
+        candidates = U0
+        if rights:
+            if lsb(rights) < king:
+                candidates |= SQUARE_BB[lsb(rights)]
+            if msb(rights) > king:
+                candidates |= SQUARE_BB[msb(rights)]
+    else:
+        if king != (4 if white else 60):
+            return out[:0]
+        candidates = rights & _CORNERS
+    base = king & 56
+    while candidates:
+        rook = msb(candidates)
         rook_bb = SQUARE_BB[rook]
-        if not castling & rook_bb or not rooks & ours & rook_bb:
-            continue
-        king_to = king + 2 if side == 0 else king - 2
-        rook_to = king + 1 if side == 0 else king - 1
-        # Every square between king and rook, and both targets, empty (but for the two of them).
-        if (occupied ^ king_bb ^ rook_bb) & (BETWEEN[king, rook] | SQUARE_BB[king_to]
-                                            | SQUARE_BB[rook_to]):
+        candidates ^= rook_bb
+        king_to = base + (2 if rook < king else 6)
+        rook_to = base + (3 if rook < king else 5)
+        # Every square both cross and both targets empty (but for the king and the rook).
+        if (occupied ^ king_bb ^ rook_bb) & (BETWEEN[king, king_to] | BETWEEN[rook, rook_to]
+                                            | SQUARE_BB[king_to] | SQUARE_BB[rook_to]):
             continue
         # No square the king stands on or crosses attacked, nor the one it goes to.
         safe = True
-        for square in (king, rook_to, king_to):
-            after = occupied ^ king_bb
-            if square == king_to:
-                after ^= rook_bb | SQUARE_BB[rook_to]
-            if attacked_by(square, after, pawns, knights, bishops, rooks, queens, kings, theirs,
-                           white):
+        path = BETWEEN[king, king_to] | king_bb
+        while path and safe:
+            square = lsb(path)
+            path &= path - U1
+            if attacked_by(square, occupied ^ king_bb, pawns, knights, bishops, rooks, queens, kings,
+                           theirs, white):
                 safe = False
-        if safe:
-            out[n] = king << 6 | king_to
+        if safe and not attacked_by(king_to, occupied ^ king_bb ^ rook_bb ^ SQUARE_BB[rook_to],
+                                    pawns, knights, bishops, rooks, queens, kings, theirs, white):
+            out[n] = king << 6 | (rook if chess960 else king_to)
             n += 1
     return out[:n]
 

@@ -10,9 +10,10 @@ and `Search.quiescence` in engine/search.py: the same moves in the same order (e
 when the search reaches it, as `movepick.ordered_moves` does), the same pruning, reductions,
 extensions and draw rules, the same table entries, history and killers. Those Python methods stay
 the reference: they search the principal variation and what the kernel leaves to them. The kernel
-gives up (returns GAVE_UP) on meeting, anywhere in its tree, castling in Chess960, a tablebase
-probe, an en passant table move or the ply limit (or when its undo records are full); it then puts
-back every table entry, history score and killer it changed, so the Python search searches
+plays every move python-chess plays (Chess960 castling too) and gives up (returns GAVE_UP) only on
+meeting, anywhere in its tree, a node where the Python search would probe the tablebases (no more
+men than the tables and SyzygyProbeLimit allow, no castling rights, right after a capture or pawn
+move), or when its undo records are full; it then puts back every table entry, history score and killer it changed, so the Python search searches
 exactly the tree it would have searched alone: the bench signature is the same with and without
 the kernel. The kernel reads a stop word every 1024 nodes, so that `stop` and the hard deadline
 end even a long call at once.
@@ -47,7 +48,7 @@ COUNTS = 6
 # The pruning constants of engine/search.py the kernel uses, by index of its `params` array:
 # RAZOR and FUTILITY hold the margins of depths 1 and 2, LATE_MOVES the counts of depths 1 to 3.
 (RECAPTURES_AFTER, DELTA, RAZOR, _, REVERSE_FUTILITY, REVERSE_FUTILITY_DEPTH, FUTILITY, _,
- LATE_MOVES, _, _, SEE, SEE_DEPTH, NULL_MOVE_DEPTH, TABLEBASES, CHESS960) = range(16)
+ LATE_MOVES, _, _, SEE, SEE_DEPTH, NULL_MOVE_DEPTH, TABLEBASE_MEN, CHESS960) = range(16)
 PARAMS = 16
 INFINITY = MATE + 1
 # The table words a call overwrote, three uint64 per store (slot, both old words), put back if it
@@ -82,13 +83,14 @@ def _move_id(code):
 
 
 @njit(cache=True, nogil=True)
-def _is_legal(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, castling, origin,
-              target):
+def _is_legal(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, castling,
+              chess960, origin, target):
     """Whether the table move or killer ``origin`` -> ``target`` (no promotion, no en passant) is
-    legal here; a king's two-square step is castling."""
-    if SQUARE_BB[origin] & kings and (target - origin == 2 or origin - target == 2):
+    legal here; a king's two-square step, or a king taking its own rook (Chess960), is castling."""
+    if SQUARE_BB[origin] & kings and (target - origin == 2 or origin - target == 2
+                                      or SQUARE_BB[target] & rooks & ours):
         for code in castling_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
-                                    white_to_move, castling):
+                                    white_to_move, castling, chess960):
             if code == origin << 6 | target:
                 return True
         return False
@@ -98,13 +100,12 @@ def _is_legal(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move
 
 @njit(cache=True, nogil=True)
 def _first_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, castling,
-                 ep_square, in_check, hash_code):
+                 chess960, ep_square, in_check, hash_code):
     """The first stages of `movepick.ordered_moves`: the hash move, then the captures and
     promotions of `movepick.captures` but the captures that lose material, which come apart (they
     are searched last); each move as origin | target << 6 | victim type << 12 | mover type << 16
     | promotion << 20 (victim 0: a quiet move). Also the hash move's table code (-1 if it is not
-    legal here). No moves where that order needs python-chess (the hash move is an en passant
-    capture)."""
+    legal here)."""
     occupied = pawns | knights | bishops | rooks | queens | kings
     theirs = occupied & ~ours
     white = ours if white_to_move else theirs
@@ -130,17 +131,15 @@ def _first_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_m
         origin = hash_code & 63
         target = hash_code >> 6 & 63
         from_bb = SQUARE_BB[origin]
-        if from_bb & pawns and target == ep_square:
-            return out[:0], out[:0], skip, False
-        if hash_code >> 12:
-            # A promotion: legal if it is one of the promotions listed.
-            for code in promotions if not in_check else captures:
+        if hash_code >> 12 or (from_bb & pawns and target == ep_square):
+            # A promotion or an en passant capture: legal if it is one of the moves listed.
+            for code in promotions if hash_code >> 12 and not in_check else captures:
                 if _move_id(code) == hash_code:
                     out[n] = code
                     n += 1
                     skip = hash_code
         elif _is_legal(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, castling,
-                       origin, target):
+                       chess960, origin, target):
             victim = SQUARE_BB[target] & theirs
             out[n] = (origin | target << 6
                       | (_kind(victim, pawns, knights, bishops, rooks, queens) if victim else 0) << 12
@@ -168,12 +167,12 @@ def _first_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_m
         if code >> 20 != 5 and _move_id(code) != skip:  # then the under-promotions
             out[n] = code
             n += 1
-    return out[:n], losing[:n_losing], skip, True
+    return out[:n], losing[:n_losing], skip
 
 
 @njit(cache=True, nogil=True)
 def _killer_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, castling,
-                  ep_square, skip, killer_a, killer_b):
+                  chess960, ep_square, skip, killer_a, killer_b):
     """The next stage of `movepick.ordered_moves`: the killers that are legal quiet moves here
     (not the hash move ``skip``), and the history indices of those two."""
     occupied = pawns | knights | bishops | rooks | queens | kings
@@ -191,7 +190,7 @@ def _killer_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_
         if killer >> 12 or SQUARE_BB[target] & theirs or (target == ep_square and from_bb & pawns):
             continue  # not quiet here
         if not _is_legal(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
-                         castling, origin, target):
+                         castling, chess960, origin, target):
             continue
         out[n] = killer | _kind(from_bb, pawns, knights, bishops, rooks, queens) << 16
         n += 1
@@ -201,7 +200,7 @@ def _killer_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_
 
 @njit(cache=True, nogil=True)
 def _quiet_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, castling,
-                 ep_square, in_check, skip, done, history):
+                 chess960, ep_square, in_check, skip, done, history):
     """The next stage of `movepick.ordered_moves`: the other quiet moves, by their history when
     the search reaches them (it may have changed while the moves before were searched)."""
     if in_check:
@@ -212,7 +211,7 @@ def _quiet_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_m
                                                  ours, white_to_move, lsb(kings & ours))
         if castling & ours:  # castling comes after the piece moves, as python-chess lists it
             castles = castling_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
-                                      white_to_move, castling)
+                                      white_to_move, castling, chess960)
             if castles.shape[0]:
                 quiets = np.concatenate((quiets[:piece_moves], castles, quiets[piece_moves:]))
     skipped = (skip & 63) << 6 | skip >> 6 if 0 <= skip < 4096 else -1  # (not a promotion)
@@ -299,22 +298,23 @@ def _undo(table, undo, history_black, history_white, killers, ordering_undo, cou
 
 @njit(cache=True, nogil=True)
 def _next_stage(stage, losing, pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
-                castling, ep_square, in_check, skip, done, killer_a, killer_b, history):
+                castling, chess960, ep_square, in_check, skip, done, killer_a, killer_b, history):
     """The moves of the stage after ``stage`` of `movepick.ordered_moves` (0: the killers, 1: the
     other quiet moves by their history as it is now, 2: the losing captures), and the killers
     searched (as history indices, listed at stage 0 and skipped at stage 1)."""
     if stage == 0:
         return _killer_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
-                             castling, ep_square, skip, killer_a, killer_b)
+                             castling, chess960, ep_square, skip, killer_a, killer_b)
     if stage == 1:
         return _quiet_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
-                            castling, ep_square, in_check, skip, done, history), done
+                            castling, chess960, ep_square, in_check, skip, done, history), done
     return losing, done
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _next_move(moves, i, stage, done, losing, pawns, knights, bishops, rooks, queens, kings, ours,
-               white_to_move, castling, ep_square, in_check, skip, killer_a, killer_b, history):
+               white_to_move, castling, chess960, ep_square, in_check, skip, killer_a, killer_b,
+               history):
     """The next move in the order of `movepick.ordered_moves` (-1 when none is left) and the state
     of the walk after it: the moves of the current stage, the index in them, the stage (0: the
     first moves, 1: the killers, 2: the other quiet moves, 3: the losing captures) and the killers
@@ -323,8 +323,8 @@ def _next_move(moves, i, stage, done, losing, pawns, knights, bishops, rooks, qu
         if stage == 3:
             return -1, moves, i, stage, done
         moves, done = _next_stage(stage, losing, pawns, knights, bishops, rooks, queens, kings, ours,
-                                  white_to_move, castling, ep_square, in_check, skip, done, killer_a,
-                                  killer_b, history)
+                                  white_to_move, castling, chess960, ep_square, in_check, skip, done,
+                                  killer_a, killer_b, history)
         stage += 1
         i = 0
     return moves[i], moves, i + 1, stage, done
@@ -360,6 +360,7 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
     not_check = in_check != in_check
     horizon = depth - depth
     promoting = pawns & ours & SEVENTH_RANK[1 if white_to_move else 0]
+    chess960 = params[CHESS960] != 0
     history = history_white if white_to_move else history_black
     colour = 1 if white_to_move else 0
     if not probed and in_check and qply == 0 and ply < extend_below:
@@ -389,7 +390,8 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
                         return 0
                     i -= 2
             if ply >= MAX_PLY:
-                return GAVE_UP
+                return _evaluate_kernel(pawns, knights, bishops, rooks, queens, kings, white, black,
+                                        white_to_move, weights)
             # Step 3. Mate-distance pruning.
             alpha = max(alpha, -MATE + ply)
             beta = min(beta, MATE - ply - 1)
@@ -405,12 +407,10 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
                     return tt_score
             else:
                 hash_code = 0
-            # Step 5. Tablebases: the Python search's business.
-            if params[TABLEBASES] and halfmove == 0:
+            # Step 5. Tablebases: the Python search probes them (python-chess reads the files).
+            if (halfmove == 0 and castling == U0 and popcount(occupied) <= params[TABLEBASE_MEN]):
                 return GAVE_UP
         if not in_check:
-            if castling & ours and params[CHESS960]:
-                return GAVE_UP  # castling in Chess960: the Python search plays it
             # Step 6. Static evaluation.
             counts[EVALUATIONS] += 1
             static_eval = _static_score(pawns, knights, bishops, rooks, queens, kings, white, black,
@@ -451,11 +451,9 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
                         return beta if -result >= MATE_BOUND else -result
         # Step 8. The moves, with futility, late-move and SEE pruning out of check, and late quiet
         # moves searched shallower.
-        moves, losing, skip, ordered = _first_moves(pawns, knights, bishops, rooks, queens, kings,
-                                                    ours, white_to_move, castling, ep_square,
+        moves, losing, skip = _first_moves(pawns, knights, bishops, rooks, queens, kings,
+                                                    ours, white_to_move, castling, chess960, ep_square,
                                                     in_check, hash_code)
-        if not ordered:
-            return GAVE_UP
         futility_value = static_eval + params[FUTILITY + depth - 1] if depth <= 2 else INFINITY
         futile = not in_check and futility_value <= alpha
         best_score = -INFINITY
@@ -470,7 +468,7 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
         while True:
             code, moves, i, stage, done = _next_move(
                 moves, i, stage, done, losing, pawns, knights, bishops, rooks, queens, kings, ours,
-                white_to_move, castling, ep_square, in_check, skip, killers[ply, 0],
+                white_to_move, castling, chess960, ep_square, in_check, skip, killers[ply, 0],
                 killers[ply, 1], history)
             if code < 0:
                 break
@@ -563,8 +561,8 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
     if in_check:
         # Every evasion, in the search's order; no evasion is mate.
         best_score = -MATE + ply
-        moves, losing, skip, _ = _first_moves(pawns, knights, bishops, rooks, queens, kings, ours,
-                                              white_to_move, castling, ep_square, in_check,
+        moves, losing, skip = _first_moves(pawns, knights, bishops, rooks, queens, kings, ours,
+                                              white_to_move, castling, chess960, ep_square, in_check,
                                               horizon)
         stage = 0
         i = 0
@@ -572,7 +570,7 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
         while True:
             code, moves, i, stage, done = _next_move(
                 moves, i, stage, done, losing, pawns, knights, bishops, rooks, queens, kings, ours,
-                white_to_move, castling, ep_square, in_check, skip, killers[ply, 0],
+                white_to_move, castling, chess960, ep_square, in_check, skip, killers[ply, 0],
                 killers[ply, 1], history)
             if code < 0:
                 break

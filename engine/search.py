@@ -273,7 +273,8 @@ class Search:
         self.kernel_ordering_undo = np.zeros(3 * scout.ORDERING_UNDO_ENTRIES, dtype=np.int64)
         self.kernel_path = np.zeros(MAX_PLY + 256, dtype=np.uint64)  # keys: see _run_kernel
         self.kernel_params = KERNEL_PARAMS.copy()
-        self.kernel_params[scout.TABLEBASES] = self.tablebases is not None
+        # The kernel hands to this search the nodes where a tablebase probe would happen.
+        self.kernel_params[scout.TABLEBASE_MEN] = 0 if self.tablebases is None else self.tablebases.limit
         self.kernel_params[scout.CHESS960] = board.chess960
         if isinstance(self.stop_event, StopSignal):
             # The word as the flag and the deadline have it (a past search may have raised it).

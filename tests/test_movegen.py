@@ -101,9 +101,34 @@ def test_castling_moves_are_python_chess_castling_moves_in_its_order() -> None:
     listed = 0
     for board in positions_with(2000, 8, lambda b: b.castling_rights & b.occupied_co[b.turn]):
         expected = [move.from_square << 6 | move.to_square for move in board.generate_castling_moves()]
-        codes = castling_kernel(*bitboards(board), board.turn, np.uint64(board.castling_rights)).tolist()
+        codes = castling_kernel(*bitboards(board), board.turn, np.uint64(board.castling_rights),
+                                False).tolist()
         assert codes == expected, board.fen()
         listed += len(codes)
+    assert listed > 300
+
+
+def test_chess960_castling_moves_are_python_chess_king_takes_rook_moves_in_its_order() -> None:
+    # Random games from random Chess960 start positions: kings and rooks on any files, castling
+    # moves that leave the king or the rook where it stood, rooks beside the king.
+    rng = random.Random(960)
+    listed = 0
+    for _ in range(300):
+        board = chess.Board.from_chess960_pos(rng.randrange(960))
+        for _ in range(rng.randrange(1, 40)):
+            if not board.is_check() and board.castling_rights & board.occupied_co[board.turn]:
+                expected = [move.from_square << 6 | move.to_square
+                            for move in board.generate_castling_moves()]
+                codes = castling_kernel(*bitboards(board), board.turn,
+                                        np.uint64(board.castling_rights), True).tolist()
+                assert codes == expected, board.fen()
+                listed += len(codes)
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            # Castle whenever it may, so that the games go on with the rights half used.
+            castles = [m for m in moves if board.is_castling(m)]
+            board.push(rng.choice(castles if castles and rng.random() < 0.5 else moves))
     assert listed > 300
 
 

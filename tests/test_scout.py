@@ -13,6 +13,7 @@ import pytest
 from engine import scout as compiled
 from engine.bench import POSITIONS
 from engine.evaluate import evaluate
+from engine.tablebase import Tablebases
 from engine.search import INFINITY, RECAPTURES_ONLY_AFTER, Search, SearchAborted, SearchResult
 from engine.timeman import Limits
 from engine.tt import TranspositionTable
@@ -153,12 +154,13 @@ def test_scout_kernel_stops_within_a_thousand_nodes_of_the_stop_word(raise_word:
     assert stopped.run(board, Limits(depth=3)).best_move is not None
 
 
-def searched(board: chess.Board, depth: int, compiled_scout: bool,
-             frontier_calls: list[bool]) -> tuple[Search, SearchResult]:
+def searched(board: chess.Board, depth: int, compiled_scout: bool, frontier_calls: list[bool],
+             tablebases: Tablebases | None = None) -> tuple[Search, SearchResult]:
     """A fresh search of ``board`` to ``depth``; ``frontier_calls`` gets, for each frontier node
     offered to the kernel, whether the kernel searched it."""
     search = Search(TranspositionTable(1))
     search.compiled_scout = compiled_scout
+    search.tablebases = tablebases
     run_kernel = search._run_kernel
 
     def recording(depth: int, *args: object) -> int | None:
@@ -267,12 +269,15 @@ FROM_GAMES = [
 ]
 
 
-def nodes_of_the_same_search_with_and_without_the_kernel(fen: str, depth: int) -> int:
+def nodes_of_the_same_search_with_and_without_the_kernel(
+        fen: str | chess.Board, depth: int, frontier_calls: list[bool] | None = None,
+        tablebases: Tablebases | None = None) -> int:
     """Searches ``fen`` to ``depth`` with the scout kernel and without; asserts the two agree
     (nodes, score, PV, table) and returns the nodes."""
-    board = chess.Board(fen)
-    python, python_result = searched(board, depth, False, [])
-    kernel, kernel_result = searched(board, depth, True, [])
+    board = chess.Board(fen) if isinstance(fen, str) else fen
+    python, python_result = searched(board, depth, False, [], tablebases)
+    kernel, kernel_result = searched(board, depth, True,
+                                     [] if frontier_calls is None else frontier_calls, tablebases)
     assert (kernel.nodes, kernel_result.score, kernel_result.pv) == (
         python.nodes, python_result.score, python_result.pv), fen
     assert np.array_equal(kernel.tt.table, python.tt.table), fen
@@ -295,6 +300,47 @@ OPENINGS = [
 def test_scout_kernel_searches_the_same_tree_in_openings_with_castling() -> None:
     for fen in OPENINGS:
         nodes_of_the_same_search_with_and_without_the_kernel(fen, 6)
+
+
+def chess960_positions(count: int, seed: int) -> list[chess.Board]:
+    """Positions a few moves into random Chess960 games, with castling rights left to both sides."""
+    rng = random.Random(seed)
+    boards = []
+    while len(boards) < count:
+        board = chess.Board.from_chess960_pos(rng.randrange(960))
+        for _ in range(rng.randrange(2, 12)):
+            board.push(rng.choice([m for m in board.legal_moves if not board.is_castling(m)]))
+        if (not board.is_check() and board.castling_rights & board.occupied_co[chess.WHITE]
+                and board.castling_rights & board.occupied_co[chess.BLACK]):
+            boards.append(board)
+    return boards
+
+
+def test_scout_kernel_searches_the_same_tree_in_chess960_positions_and_castles_there() -> None:
+    # King-takes-rook castling on any files, played in the kernel (it once gave up on every node
+    # whose side could still castle).
+    frontier_calls: list[bool] = []
+    boards = chess960_positions(12, seed=960)
+    for board in boards:
+        nodes_of_the_same_search_with_and_without_the_kernel(board, 5, frontier_calls)
+    assert all(frontier_calls) and len(frontier_calls) > 500
+
+
+def test_scout_kernel_searches_the_same_tree_with_tablebases_and_hands_over_only_probes() -> None:
+    tablebases = Tablebases()
+    tablebases.open(str(DATA / "syzygy"))
+    assert tablebases.limit == 4
+    # Middlegames: no node can be probed, so the kernel searches every frontier node.
+    frontier_calls: list[bool] = []
+    for fen in POSITIONS[1:5]:
+        nodes_of_the_same_search_with_and_without_the_kernel(fen, 5, frontier_calls, tablebases)
+    assert all(frontier_calls) and len(frontier_calls) > 200
+    # Endings of five men that capture into the tables: the probes go to the Python search (the
+    # trees stay the same), and the kernel searches the rest.
+    frontier_calls = []
+    for fen in ("8/8/4k3/3r4/8/2R1K3/6P1/8 w - - 0 1", "8/5k2/8/3p4/3P4/2N5/4K3/6b1 w - - 0 1"):
+        nodes_of_the_same_search_with_and_without_the_kernel(fen, 7, frontier_calls, tablebases)
+    assert 0 < sum(frontier_calls) < len(frontier_calls)
 
 
 # Nodes of depth-5 searches of tests/data/positions_from_games.fen, fresh tables each (568,261 from
