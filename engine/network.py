@@ -1,4 +1,5 @@
-"""Neural-network evaluation ("NNUE-style", computed from scratch at every node).
+"""Neural-network evaluation ("NNUE-style"): the weights, the from-scratch kernel, and the
+first layer kept up to date move by move (`refresh`, `update`, `output`) for the search's kernel.
 
 `network_evaluate(board, network)` scores a position in centipawns from the side to move's point
 of view with one call into a numba kernel; `evaluator(path)` gives the same as a drop-in for
@@ -35,7 +36,6 @@ import functools
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import chess
 import numpy as np
@@ -169,42 +169,84 @@ def default_network() -> Network:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _add_row(acc, w1, row):
-    for j in range(acc.shape[0]):
-        acc[j] += w1[row, j]
+def _feature(piece_index, square, white_piece, white_view):
+    """The input of a piece (0 pawn .. 5 king) of one colour on ``square``, seen from one side."""
+    if white_view:
+        return (0 if white_piece else 384) + piece_index * 64 + square
+    return (384 if white_piece else 0) + piece_index * 64 + (square ^ 56)
+
+
+@njit(cache=True, nogil=True)
+def refresh(acc, pawns, knights, bishops, rooks, queens, kings, white, w1, b1):
+    """Fills ``acc`` (2, H int32: White's view, Black's view) with the first layer of the
+    position: b1 plus the rows of its active inputs. int32: a sum of 32 int16 rows may leave the
+    int16 range."""
+    hidden = b1.shape[0]
+    for j in range(hidden):
+        acc[0, j] = b1[j]
+        acc[1, j] = b1[j]
+    pieces = (pawns, knights, bishops, rooks, queens, kings)
+    for pt in range(6):
+        for white_piece in (True, False):
+            bb = pieces[pt] & (white if white_piece else ~white)
+            while bb:
+                sq = lsb(bb)
+                bb &= bb - U1
+                row_white = _feature(pt, sq, white_piece, True)
+                row_black = _feature(pt, sq, white_piece, False)
+                for j in range(hidden):
+                    acc[0, j] += w1[row_white, j]
+                    acc[1, j] += w1[row_black, j]
+
+
+@njit(cache=True, nogil=True)
+def update(parent, acc, before, white_before, after, white_after, w1):
+    """``acc`` = the first layer after a move (or a null move): ``parent``'s, less the rows of the
+    men that left a square, plus those of the men that arrived (a move changes two to four);
+    ``before`` and ``after`` are the six piece boards of the two positions. Equal to `refresh` of
+    the new position, for any move."""
+    hidden = acc.shape[1]
+    for j in range(hidden):
+        acc[0, j] = parent[0, j]
+        acc[1, j] = parent[1, j]
+    for pt in range(6):
+        for white_piece in (True, False):
+            old = before[pt] & (white_before if white_piece else ~white_before)
+            new = after[pt] & (white_after if white_piece else ~white_after)
+            changed = old ^ new
+            while changed:
+                sq = lsb(changed)
+                changed &= changed - U1
+                sign = 1 if new & (U1 << np.uint64(sq)) else -1
+                row_white = _feature(pt, sq, white_piece, True)
+                row_black = _feature(pt, sq, white_piece, False)
+                for j in range(hidden):
+                    acc[0, j] += sign * w1[row_white, j]
+                    acc[1, j] += sign * w1[row_black, j]
+
+
+@njit(cache=True, nogil=True)
+def output(acc, white_to_move, w2, b2):
+    """The network's score of the position whose first layer is ``acc``, in centipawns from the
+    side to move's view, clamped to +-EVAL_LIMIT."""
+    hidden = acc.shape[1]
+    us = 0 if white_to_move else 1
+    total = np.int64(b2) * QA
+    for j in range(hidden):
+        a = min(max(acc[us, j], 0), QA)
+        total += np.int64(a * a) * w2[j]
+        a = min(max(acc[1 - us, j], 0), QA)
+        total += np.int64(a * a) * w2[hidden + j]
+    score = total * OUTPUT_SCALE // (QA * QA * QB)
+    return max(-EVAL_LIMIT, min(EVAL_LIMIT, score))
 
 
 @njit(cache=True, nogil=True)
 def _network_kernel(pawns, knights, bishops, rooks, queens, kings, white, black,
                     white_to_move, w1, b1, w2, b2):
-    hidden = b1.shape[0]
-    # int32: a sum of 32 int16 rows may leave the int16 range.
-    acc_white = b1.astype(np.int32)
-    acc_black = b1.astype(np.int32)
-    pieces = (pawns, knights, bishops, rooks, queens, kings)
-    for pt in range(6):
-        bb = pieces[pt] & white
-        while bb:
-            sq = lsb(bb)
-            bb &= bb - U1
-            _add_row(acc_white, w1, pt * 64 + sq)
-            _add_row(acc_black, w1, 384 + pt * 64 + (sq ^ 56))
-        bb = pieces[pt] & black
-        while bb:
-            sq = lsb(bb)
-            bb &= bb - U1
-            _add_row(acc_white, w1, 384 + pt * 64 + sq)
-            _add_row(acc_black, w1, pt * 64 + (sq ^ 56))
-    us = acc_white if white_to_move else acc_black
-    them = acc_black if white_to_move else acc_white
-    total = np.int64(b2) * QA
-    for j in range(hidden):
-        a = min(max(us[j], 0), QA)
-        total += np.int64(a * a) * w2[j]
-        a = min(max(them[j], 0), QA)
-        total += np.int64(a * a) * w2[hidden + j]
-    score = total * OUTPUT_SCALE // (QA * QA * QB)
-    return max(-EVAL_LIMIT, min(EVAL_LIMIT, score))
+    acc = np.empty((2, b1.shape[0]), dtype=np.int32)
+    refresh(acc, pawns, knights, bishops, rooks, queens, kings, white, w1, b1)
+    return output(acc, white_to_move, w2, b2)
 
 
 # The same argument types as engine.evaluate's kernel (python-chess's ints go straight in as
@@ -230,18 +272,21 @@ def network_evaluate(board: chess.Board, network: Network) -> int:
                    network.w1, network.b1, network.w2, network.b2)
 
 
-def evaluator(path: str | Path = NETWORK_FILE) -> Callable[[chess.Board], int]:
-    """A stand-in for engine.evaluate.evaluate that scores with the network stored at ``path``
-    (the kernel is compiled when this module is imported); raises as load_network does."""
-    network = default_network() if Path(path) == NETWORK_FILE else load_network(path)
-    w1, b1, w2, b2 = network.w1, network.b1, network.w2, network.b2
+class NetworkEvaluation:
+    """A stand-in for engine.evaluate.evaluate that scores boards with ``network``; the search's
+    kernel reads the network from it to evaluate inside its tree."""
 
-    def evaluate(board: chess.Board) -> int:
-        occ = board.occupied_co
-        return _kernel(board.pawns, board.knights, board.bishops, board.rooks, board.queens,
-                       board.kings, occ[chess.WHITE], occ[chess.BLACK], board.turn, w1, b1, w2, b2)
+    def __init__(self, network: Network) -> None:
+        self.network = network
 
-    return evaluate
+    def __call__(self, board: chess.Board) -> int:
+        return network_evaluate(board, self.network)
+
+
+def evaluator(path: str | Path = NETWORK_FILE) -> NetworkEvaluation:
+    """The evaluation by the network stored at ``path`` (the kernel is compiled when this module
+    is imported); raises as load_network does."""
+    return NetworkEvaluation(default_network() if Path(path) == NETWORK_FILE else load_network(path))
 
 
 def features(board: chess.BaseBoard, perspective: chess.Color) -> np.ndarray:

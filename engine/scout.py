@@ -13,18 +13,20 @@ the reference: they search the principal variation and what the kernel leaves to
 plays every move python-chess plays (Chess960 castling too) and gives up (returns GAVE_UP) only on
 meeting, anywhere in its tree, a node where the Python search would probe the tablebases (no more
 men than the tables and SyzygyProbeLimit allow, no castling rights, right after a capture or pawn
-move), or when its undo records are full; it then puts back every table entry, history score and killer it changed, so the Python search searches
-exactly the tree it would have searched alone: the bench signature is the same with and without
-the kernel. The kernel reads a stop word every 1024 nodes, so that `stop` and the hard deadline
-end even a long call at once.
+move), or when its undo records are full; it then puts back every table entry, history score and
+killer it changed, so the Python search searches exactly the tree it would have searched alone: the
+bench signature is the same with and without the kernel. The kernel reads a stop word every 1024
+nodes, so that `stop` and the hard deadline end even a long call at once.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import boolean, int64, njit, uint64, void
+from numba import boolean, int16, int32, int64, njit, uint64, void
+from numba.types import Tuple
 
 from engine.bitboards import SEVENTH_RANK, SQUARE_BB, U0, U1, compile_kernel, lsb, popcount
+from engine import network as nn
 from engine.bitmove import child, play
 from engine.endgame import with_endgame_knowledge_kernel
 from engine.evaluate import _evaluate_kernel
@@ -48,8 +50,9 @@ COUNTS = 6
 # The pruning constants of engine/search.py the kernel uses, by index of its `params` array:
 # RAZOR and FUTILITY hold the margins of depths 1 and 2, LATE_MOVES the counts of depths 1 to 3.
 (RECAPTURES_AFTER, DELTA, RAZOR, _, REVERSE_FUTILITY, REVERSE_FUTILITY_DEPTH, FUTILITY, _,
- LATE_MOVES, _, _, SEE, SEE_DEPTH, NULL_MOVE_DEPTH, TABLEBASE_MEN, CHESS960) = range(16)
-PARAMS = 16
+ LATE_MOVES, _, _, SEE, SEE_DEPTH, NULL_MOVE_DEPTH, TABLEBASE_MEN, CHESS960, NETWORK,
+ NETWORK_B2) = range(18)
+PARAMS = 18
 INFINITY = MATE + 1
 # The table words a call overwrote, three uint64 per store (slot, both old words), put back if it
 # gives up; a tree that would store more gives up when the record is full.
@@ -66,14 +69,34 @@ _from_tt = njit(cache=True, nogil=True)(score_from_tt)
 _to_tt = njit(cache=True, nogil=True)(score_to_tt)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _evaluation(pawns, knights, bishops, rooks, queens, kings, white, black, white_to_move,
+                weights, network, acc, ply, params):
+    """`Search.evaluate`: the network's score from the first layer kept for this ply (``acc[ply]``),
+    or the classical evaluation."""
+    if params[NETWORK]:
+        return nn.output(acc[ply], white_to_move, network[2], params[NETWORK_B2])
+    return _evaluate_kernel(pawns, knights, bishops, rooks, queens, kings, white, black,
+                            white_to_move, weights)
+
+
 @njit(cache=True, nogil=True)
 def _static_score(pawns, knights, bishops, rooks, queens, kings, white, black, white_to_move,
-                  weights):
+                  weights, network, acc, ply, params):
     """`Search._evaluate`: the evaluation, or the score of a won ending against a bare king."""
     return with_endgame_knowledge_kernel(
         pawns, knights, bishops, rooks, queens, kings, white, white_to_move,
-        _evaluate_kernel(pawns, knights, bishops, rooks, queens, kings, white, black, white_to_move,
-                         weights))
+        _evaluation(pawns, knights, bishops, rooks, queens, kings, white, black, white_to_move,
+                    weights, network, acc, ply, params))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _to_child(params, network, acc, ply, pawns, knights, bishops, rooks, queens, kings, white, p, n,
+              b, r, q, k, child_white):
+    """Where the network evaluates: the first layer of the position after a move, at ply + 1."""
+    if params[NETWORK]:
+        nn.update(acc[ply], acc[ply + 1], (pawns, knights, bishops, rooks, queens, kings), white,
+                  (p, n, b, r, q, k), child_white, network[0])
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -323,8 +346,8 @@ def _next_move(moves, i, stage, done, losing, pawns, knights, bishops, rooks, qu
         if stage == 3:
             return -1, moves, i, stage, done
         moves, done = _next_stage(stage, losing, pawns, knights, bishops, rooks, queens, kings, ours,
-                                  white_to_move, castling, chess960, ep_square, in_check, skip, done,
-                                  killer_a, killer_b, history)
+                                  white_to_move, castling, chess960, ep_square, in_check, skip,
+                                  done, killer_a, killer_b, history)
         stage += 1
         i = 0
     return moves[i], moves, i + 1, stage, done
@@ -344,10 +367,13 @@ def _count_node(counts, ply, budget, stop, stop_at):
 def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, key,
             probed, in_check, ep_square, halfmove, depth, alpha, beta, ply, qply, last_target,
             path, last, extend_below, can_null, params, reductions, hash_code, history_black,
-            history_white, killers, table, entries, generation, weights, counts, budget, stop,
-            stop_at, undo, ordering_undo):
+            history_white, killers, table, entries, generation, weights, network, acc, counts,
+            budget, stop, stop_at, undo, ordering_undo):
     if probed:  # the first node of the call
         counts[:] = 0
+        if params[NETWORK]:
+            nn.refresh(acc[ply], pawns, knights, bishops, rooks, queens, kings, white, network[0],
+                       network[1])
     occupied = pawns | knights | bishops | rooks | queens | kings
     black = occupied & ~white
     ours = white if white_to_move else black
@@ -390,8 +416,8 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
                         return 0
                     i -= 2
             if ply >= MAX_PLY:
-                return _evaluate_kernel(pawns, knights, bishops, rooks, queens, kings, white, black,
-                                        white_to_move, weights)
+                return _evaluation(pawns, knights, bishops, rooks, queens, kings, white, black,
+                                   white_to_move, weights, network, acc, ply, params)
             # Step 3. Mate-distance pruning.
             alpha = max(alpha, -MATE + ply)
             beta = min(beta, MATE - ply - 1)
@@ -414,7 +440,7 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
             # Step 6. Static evaluation.
             counts[EVALUATIONS] += 1
             static_eval = _static_score(pawns, knights, bishops, rooks, queens, kings, white, black,
-                                        white_to_move, weights)
+                                        white_to_move, weights, network, acc, ply, params)
             # Step 7. Razoring, reverse futility, null move.
             if abs(beta) < MATE_BOUND:
                 if depth <= 2 and static_eval + params[RAZOR + depth - 1] <= alpha:
@@ -423,8 +449,8 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
                                      horizon, alpha, alpha + 1, ply, horizon, last_target, path,
                                      last, extend_below, can_null, params, reductions, hash_code,
                                      history_black, history_white, killers, table, entries,
-                                     generation, weights, counts, budget, stop, stop_at, undo,
-                                     ordering_undo)
+                                     generation, weights, network, acc, counts, budget, stop,
+                                     stop_at, undo, ordering_undo)
                     if result <= alpha:  # GAVE_UP and OUT_OF_NODES too
                         return result
                 if (depth <= params[REVERSE_FUTILITY_DEPTH]
@@ -438,13 +464,16 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
                     # A repetition cannot reach back past a null move: the child's path starts
                     # at the position after it.
                     path[last + 1] = null_key
+                    _to_child(params, network, acc, ply, pawns, knights, bishops, rooks, queens,
+                              kings, white, pawns, knights, bishops, rooks, queens, kings, white)
                     result = _search(pawns, knights, bishops, rooks, queens, kings, white, castling,
                                      not white_to_move, null_key, not_probed, not_check, no_square,
                                      halfmove + 1, depth - 1 - reduction, -beta, -beta + 1, ply + 1,
                                      horizon, last_target, path[last + 1:], horizon, extend_below,
                                      not_check, params, reductions, hash_code, history_black,
                                      history_white, killers, table, entries, generation, weights,
-                                     counts, budget, stop, stop_at, undo, ordering_undo)
+                                     network, acc, counts, budget, stop, stop_at, undo,
+                                     ordering_undo)
                     if result <= GAVE_UP:
                         return result
                     if -result >= beta:
@@ -452,8 +481,8 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
         # Step 8. The moves, with futility, late-move and SEE pruning out of check, and late quiet
         # moves searched shallower.
         moves, losing, skip = _first_moves(pawns, knights, bishops, rooks, queens, kings,
-                                                    ours, white_to_move, castling, chess960, ep_square,
-                                                    in_check, hash_code)
+                                                    ours, white_to_move, castling, chess960,
+                                                    ep_square, in_check, hash_code)
         futility_value = static_eval + params[FUTILITY + depth - 1] if depth <= 2 else INFINITY
         futile = not in_check and futility_value <= alpha
         best_score = -INFINITY
@@ -494,12 +523,14 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
             if depth >= 3 and moves_searched >= 3 and is_quiet and not in_check and not gives_check:
                 reduction = max(0, min(reductions[depth, min(moves_searched, 63)], depth - 2))
             path[last + 1] = child_key
+            _to_child(params, network, acc, ply, pawns, knights, bishops, rooks, queens, kings,
+                      white, p, n, b, r, q, k, child_white)
             result = _search(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
                              child_key, not_probed, gives_check, child_ep, child_halfmove,
                              depth - 1 - reduction, child_beta, -alpha, ply + 1, horizon, target,
                              path, last + 1, extend_below, probed == probed, params, reductions,
                              hash_code, history_black, history_white, killers, table, entries,
-                             generation, weights, counts, budget, stop, stop_at, undo,
+                             generation, weights, network, acc, counts, budget, stop, stop_at, undo,
                              ordering_undo)
             if reduction and GAVE_UP < result < -alpha:  # a reduced move that beat alpha
                 result = _search(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
@@ -507,8 +538,8 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
                                  depth - 1, child_beta, -alpha, ply + 1, horizon, target, path,
                                  last + 1, extend_below, probed == probed, params, reductions,
                                  hash_code, history_black, history_white, killers, table, entries,
-                                 generation, weights, counts, budget, stop, stop_at, undo,
-                                 ordering_undo)
+                                 generation, weights, network, acc, counts, budget, stop, stop_at,
+                                 undo, ordering_undo)
             if result <= GAVE_UP:
                 return result
             score = -result
@@ -550,7 +581,7 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
         if ply >= MAX_PLY:
             counts[EVALUATIONS] += 1
             return _static_score(pawns, knights, bishops, rooks, queens, kings, white, black,
-                                 white_to_move, weights)
+                                 white_to_move, weights, network, acc, ply, params)
         tt_depth, tt_bound, tt_score, _ = _probe_impl(table, key, entries)
         if tt_depth != MISS:
             tt_score = _from_tt(tt_score, ply)
@@ -562,8 +593,8 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
         # Every evasion, in the search's order; no evasion is mate.
         best_score = -MATE + ply
         moves, losing, skip = _first_moves(pawns, knights, bishops, rooks, queens, kings, ours,
-                                              white_to_move, castling, chess960, ep_square, in_check,
-                                              horizon)
+                                              white_to_move, castling, chess960, ep_square,
+                                              in_check, horizon)
         stage = 0
         i = 0
         done = np.full(2, -1, dtype=np.int64)
@@ -577,12 +608,14 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
             (p, n, b, r, q, k, child_white, child_castling, child_key, gives_check, child_ep,
              child_halfmove) = child(code, pawns, knights, bishops, rooks, queens, kings, white,
                                      castling, white_to_move, halfmove)
+            _to_child(params, network, acc, ply, pawns, knights, bishops, rooks, queens, kings,
+                      white, p, n, b, r, q, k, child_white)
             result = _search(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
                              child_key, not_probed, gives_check, child_ep, child_halfmove, horizon,
                              -beta, -alpha, ply + 1, qply + 1, code >> 6 & 63, path, last,
                              extend_below, can_null, params, reductions, hash_code, history_black,
-                             history_white, killers, table, entries, generation, weights, counts,
-                             budget, stop, stop_at, undo, ordering_undo)
+                             history_white, killers, table, entries, generation, weights, network,
+                             acc, counts, budget, stop, stop_at, undo, ordering_undo)
             if result <= GAVE_UP:
                 return result
             score = -result
@@ -609,7 +642,7 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
                 return 0
         counts[EVALUATIONS] += 1
         stand_pat = _static_score(pawns, knights, bishops, rooks, queens, kings, white, black,
-                                  white_to_move, weights)
+                                  white_to_move, weights, network, acc, ply, params)
         if stand_pat >= beta:
             if not _store(table, key, entries, 0, LOWER, _to_tt(stand_pat, ply), 0, generation,
                           undo, counts):
@@ -649,12 +682,14 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
                 code, pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move)
             child_key, child_in_check = _key_kernel(p, n, b, r, q, k, child_white, child_castling,
                                                     not white_to_move, no_square)
+            _to_child(params, network, acc, ply, pawns, knights, bishops, rooks, queens, kings,
+                      white, p, n, b, r, q, k, child_white)
             result = _search(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
                              child_key, not_probed, child_in_check, no_square, halfmove, horizon,
                              -beta, -alpha, ply + 1, qply + 1, target, path, last, extend_below,
                              can_null, params, reductions, hash_code, history_black,
-                             history_white, killers, table, entries, generation, weights, counts,
-                             budget, stop, stop_at, undo, ordering_undo)
+                             history_white, killers, table, entries, generation, weights, network,
+                             acc, counts, budget, stop, stop_at, undo, ordering_undo)
             if result <= GAVE_UP:
                 return result
             score = -result
@@ -679,26 +714,32 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
 
 # The recursive kernel is called from Python only: numba's cache cannot load a cached function
 # that calls a recursive one (the process crashes), so undoing a call is a kernel of its own.
+# The network's w1 (768, H), b1 (H) and w2 (2H); its b2 is params[NETWORK_B2].
+NETWORK_WEIGHTS = Tuple((int16[:, ::1], int16[::1], int16[::1]))
 _SIGNATURE = int64(uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean, uint64,
                    boolean, boolean, int64, int64, int64, int64, int64, int64, int64, int64,
                    uint64[::1], int64, int64, boolean, int64[::1], int64[:, ::1], int64,
                    int64[::1], int64[::1], int64[:, ::1], uint64[::1], uint64, int64,
-                   int64[:, ::1], int64[::1], int64, int64[::1], int64, uint64[::1], int64[::1])
+                   int64[:, ::1], NETWORK_WEIGHTS, int32[:, :, ::1], int64[::1], int64, int64[::1],
+                   int64, uint64[::1], int64[::1])
 
 search = compile_kernel(_search, _SIGNATURE)
 """``search(pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, key,
 probed, in_check, ep_square, halfmove, depth, alpha, beta, ply, qply, last_target, path, last,
-extend_below, can_null, params, reductions, hash_code, history_black, history_white, killers,
-table, entries, generation, weights, counts, budget, stop, stop_at, undo, ordering_undo)``: the
-score of the position as `Search.pvs` finds it at ``depth`` >= 1 in a non-PV node not in check
-(from its step 6), or `Search.quiescence` at ``depth`` 0 out of check; OUT_OF_NODES when
-``budget`` nodes are reached or ``stop[0] >= stop_at``, or GAVE_UP (then `undo` puts back the
-table, history and killers). ``probed``: the caller has counted the first node and found no
-result for it in the table. ``path[:last + 1]``: the keys of the positions since the last
-irreversible move (or null move), this one last, for repetitions; ``halfmove``: the fifty-move
-counter. A check is extended while ``ply`` is below ``extend_below``. ``params``: the pruning
-constants by the indices above; ``reductions``: the late-move reductions by depth and move number.
-``hash_code``: the node's table move (origin | target << 6 | promotion << 12; 0 for none).
+extend_below, can_null, params, reductions, hash_code, history_black, history_white, killers, table,
+entries, generation, weights, network, acc, counts, budget, stop, stop_at, undo, ordering_undo)``:
+the score of the position as `Search.pvs` finds it at ``depth`` >= 1 in a non-PV node not in check
+(from its step 6), or `Search.quiescence` at ``depth`` 0 out of check; OUT_OF_NODES when ``budget``
+nodes are reached or ``stop[0] >= stop_at``, or GAVE_UP (then `undo` puts back the table, history
+and killers). ``probed``: the caller has counted the first node and found no result for it in the
+table. ``path[:last + 1]``: the keys of the positions since the last irreversible move (or null
+move), this one last, for repetitions; ``halfmove``: the fifty-move counter. A check is extended
+while ``ply`` is below ``extend_below``. ``params``: the pruning constants by the indices above;
+``reductions``: the late-move reductions by depth and move number. ``weights``: the classical
+evaluation's; where params[NETWORK] is set, the network's weights ``network`` (NETWORK_WEIGHTS)
+evaluate instead, from first layers kept by ply in ``acc`` (int32, (MAX_PLY + 1, 2, H)): filled for
+the first node, then updated move by move. ``hash_code``: the node's table move (origin | target <<
+6 | promotion << 12; 0 for none).
 ``counts`` gets the nodes, evaluations, cut-offs and deepest ply of the kernel's nodes (and the
 lengths of the undo records); ``undo`` has room for UNDO_STORES stores, ``ordering_undo`` for
 ORDERING_UNDO_ENTRIES."""

@@ -22,6 +22,7 @@ from engine import scout
 from engine.endgame import with_endgame_knowledge
 from engine.evaluate import evaluate
 from engine.makemove import push
+from engine.network import NetworkEvaluation
 from engine.movepick import OrderingTables, QuietCheckTest, captures, is_quiet_move, ordered_moves
 from engine.score import MATE, MATE_BOUND, MAX_PLY, TB_WIN_THRESHOLD
 from engine.see import see
@@ -67,6 +68,9 @@ KERNEL_PARAMS[scout.SEE] = SEE_MARGIN
 KERNEL_PARAMS[scout.SEE_DEPTH] = SEE_PRUNE_DEPTH
 KERNEL_PARAMS[scout.NULL_MOVE_DEPTH] = NULL_MOVE_DEPTH
 KERNEL_REDUCTIONS = np.array(LMR_TABLE, dtype=np.int64)
+# The network arrays the kernel takes while it evaluates classically (it reads none of them).
+NO_NETWORK = (np.zeros((768, 1), dtype=np.int16), np.zeros(1, dtype=np.int16),
+              np.zeros(2, dtype=np.int16))
 assert len(RAZOR_MARGIN) == len(FUTILITY_MARGIN) == 3 and len(LATE_MOVE_COUNT) == 4  # the kernel's slots
 
 
@@ -276,6 +280,13 @@ class Search:
         # The kernel hands to this search the nodes where a tablebase probe would happen.
         self.kernel_params[scout.TABLEBASE_MEN] = 0 if self.tablebases is None else self.tablebases.limit
         self.kernel_params[scout.CHESS960] = board.chess960
+        # The evaluation in the kernel: the network's weights and its first layers by ply, or none.
+        network = self.evaluate.network if isinstance(self.evaluate, NetworkEvaluation) else None
+        self.kernel_params[scout.NETWORK] = network is not None
+        self.kernel_params[scout.NETWORK_B2] = 0 if network is None else network.b2
+        self.kernel_network = NO_NETWORK if network is None else (network.w1, network.b1, network.w2)
+        self.kernel_accumulators = np.zeros((MAX_PLY + 1, 2, self.kernel_network[1].shape[0]),
+                                            dtype=np.int32)
         if isinstance(self.stop_event, StopSignal):
             # The word as the flag and the deadline have it (a past search may have raised it).
             stop = self.stop_event
@@ -553,7 +564,7 @@ class Search:
                     or (tt_bound == UPPER and tt_score <= alpha)):
                 return tt_score
         # The rest of this node and its whole tree in one call of a numba kernel, where it can.
-        if not in_check and self.compiled_quiescence and self.evaluate is evaluate:
+        if not in_check and self.compiled_quiescence and self._kernel_evaluates():
             score = self._run_kernel(0, alpha, beta, ply, qply, None)
             if score is not None:
                 return score
@@ -611,8 +622,12 @@ class Search:
     # ------------------------------------------------------------------ helpers of the node
 
     def _kernel_may_search(self) -> bool:
-        """Whether the kernel may search this non-PV node: it knows no other evaluation."""
-        return self.compiled_scout and self.evaluate is evaluate
+        """Whether the kernel may search this non-PV node."""
+        return self.compiled_scout and self._kernel_evaluates()
+
+    def _kernel_evaluates(self) -> bool:
+        """Whether the kernel has this search's evaluation: the classical one or a network's."""
+        return self.evaluate is evaluate or isinstance(self.evaluate, NetworkEvaluation)
 
     def _run_kernel(self, depth: int, alpha: int, beta: int, ply: int, qply: int,
                     hash_move: chess.Move | None, can_null: bool = True) -> int | None:
@@ -649,8 +664,8 @@ class Search:
             False, ep_square, board.halfmove_clock, depth, alpha, beta, ply, qply, last_target, path,
             last, 2 * self.root_depth, can_null, self.kernel_params, KERNEL_REDUCTIONS, hash_code,
             history_black, history_white, tables.killers, tt.table, tt.entries, tt.generation,
-            classical.WEIGHTS, counts, budget, self.stop_event.word, self.stop_event.at,
-            self.kernel_undo, self.kernel_ordering_undo)
+            classical.WEIGHTS, self.kernel_network, self.kernel_accumulators, counts, budget,
+            self.stop_event.word, self.stop_event.at, self.kernel_undo, self.kernel_ordering_undo)
         if score == scout.GAVE_UP:
             # The table, history and killers as they were: the Python search does the node.
             scout.undo(tt.table, self.kernel_undo, history_black, history_white, tables.killers,

@@ -5,11 +5,13 @@ wherever the kernel searches, and no trace where it gives up."""
 from __future__ import annotations
 
 import random
+from typing import Callable
 
 import chess
 import numpy as np
 import pytest
 
+from engine import network
 from engine import scout as compiled
 from engine.bench import POSITIONS
 from engine.evaluate import evaluate
@@ -155,12 +157,14 @@ def test_scout_kernel_stops_within_a_thousand_nodes_of_the_stop_word(raise_word:
 
 
 def searched(board: chess.Board, depth: int, compiled_scout: bool, frontier_calls: list[bool],
-             tablebases: Tablebases | None = None) -> tuple[Search, SearchResult]:
+             tablebases: Tablebases | None = None,
+             evaluation: Callable[[chess.Board], int] = evaluate) -> tuple[Search, SearchResult]:
     """A fresh search of ``board`` to ``depth``; ``frontier_calls`` gets, for each frontier node
     offered to the kernel, whether the kernel searched it."""
     search = Search(TranspositionTable(1))
     search.compiled_scout = compiled_scout
     search.tablebases = tablebases
+    search.evaluate = evaluation
     run_kernel = search._run_kernel
 
     def recording(depth: int, *args: object) -> int | None:
@@ -271,13 +275,15 @@ FROM_GAMES = [
 
 def nodes_of_the_same_search_with_and_without_the_kernel(
         fen: str | chess.Board, depth: int, frontier_calls: list[bool] | None = None,
-        tablebases: Tablebases | None = None) -> int:
+        tablebases: Tablebases | None = None,
+        evaluation: Callable[[chess.Board], int] = evaluate) -> int:
     """Searches ``fen`` to ``depth`` with the scout kernel and without; asserts the two agree
     (nodes, score, PV, table) and returns the nodes."""
     board = chess.Board(fen) if isinstance(fen, str) else fen
-    python, python_result = searched(board, depth, False, [], tablebases)
+    python, python_result = searched(board, depth, False, [], tablebases, evaluation)
     kernel, kernel_result = searched(board, depth, True,
-                                     [] if frontier_calls is None else frontier_calls, tablebases)
+                                     [] if frontier_calls is None else frontier_calls, tablebases,
+                                     evaluation)
     assert (kernel.nodes, kernel_result.score, kernel_result.pv) == (
         python.nodes, python_result.score, python_result.pv), fen
     assert np.array_equal(kernel.tt.table, python.tt.table), fen
@@ -341,6 +347,18 @@ def test_scout_kernel_searches_the_same_tree_with_tablebases_and_hands_over_only
     for fen in ("8/8/4k3/3r4/8/2R1K3/6P1/8 w - - 0 1", "8/5k2/8/3p4/3P4/2N5/4K3/6b1 w - - 0 1"):
         nodes_of_the_same_search_with_and_without_the_kernel(fen, 7, frontier_calls, tablebases)
     assert 0 < sum(frontier_calls) < len(frontier_calls)
+
+
+def test_scout_kernel_searches_the_same_tree_with_the_network_evaluating() -> None:
+    # The kernel evaluates with the network from first layers it updates move by move; the Python
+    # search computes each evaluation from scratch. Any difference would change the tree.
+    frontier_calls: list[bool] = []
+    evaluation = network.evaluator()
+    for board in ([chess.Board(fen) for fen in POSITIONS[1:7]] + chess960_positions(2, seed=3)
+                  + [chess.Board(fen) for fen in ENDINGS[:4]]):
+        nodes_of_the_same_search_with_and_without_the_kernel(board, 5, frontier_calls,
+                                                             evaluation=evaluation)
+    assert all(frontier_calls) and len(frontier_calls) > 300
 
 
 # Nodes of depth-5 searches of tests/data/positions_from_games.fen, fresh tables each (568,261 from
