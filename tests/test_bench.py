@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import chess
 
@@ -19,6 +20,13 @@ BENCH_SIGNATURE = 103_425
 def test_bench_signature_is_the_recorded_one() -> None:
     nodes, _ = run_bench(depth=5, out=lambda line: None)
     assert nodes == BENCH_SIGNATURE
+
+
+def test_readme_quotes_the_pinned_bench_signature() -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    paragraph = readme[readme.index("**Bench signature**"):]
+    quoted = re.search(r"\(([\d,]+) since", paragraph)
+    assert quoted is not None and int(quoted.group(1).replace(",", "")) == BENCH_SIGNATURE
 
 
 def test_bench_node_count_is_the_same_on_every_run():
