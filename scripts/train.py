@@ -1,19 +1,29 @@
 #!/usr/bin/env python3
 """Trains the neural-network evaluation (engine/network.py) on labelled positions, in numpy.
 
-    .venv/bin/python scripts/train.py data/sf4k.txt data/sf2k-s3.txt --out engine/weights/network.npz
+    .venv/bin/python scripts/train.py                      # every chunk of the data folder
+    .venv/bin/python scripts/train.py ~/.local/share/brudno/data --epochs 4 --out /tmp/net.npz
+    .venv/bin/python scripts/train.py data/sf4k.txt data/sf2k-s3.txt   # text files (dataset.py)
 
-1. Every position becomes the active inputs of its two perspectives (side to move, other side),
-   with the teacher's score and the result turned to the side to move's view; these arrays are
-   cached beside the first data file (``*.net.npz``), so later runs start at once.
-2. Whole games are held out for validation, and the teacher's scale K_t is fitted as in
-   scripts/tune.py: the target of a position is lambda * result + (1 - lambda) *
-   sigmoid(K_t * teacher score / 400), and the network's prediction sigmoid(K_t * out / 400), so
-   that its output is on the teacher's centipawn scale.
-3. Adam on mini-batches of the mean squared error, with hand-written gradients (each batch's
-   inputs are a dense 0/1 matrix, so the layers are matrix products); the learning rate falls
-   linearly to a tenth of itself by the last epoch. Train and validation loss are printed per
-   epoch and the epoch with the lowest validation loss is kept.
+Two sources, one training loop:
+
+- **Chunks** (scripts/chunks.py, written by scripts/gen_data.py; a folder or chunk files, by
+  default the data folder): streamed a few chunks at a time, shuffled within that buffer, decoded
+  to index lists batch by batch, so memory does not grow with the data. Whole chunks (whole games)
+  are held out for validation: every 10th (``--validation 0.1``), at most ``--valid-limit``
+  positions of them.
+- **Text files** (scripts/dataset.py, from scripts/make_data.py): read whole and encoded once,
+  cached beside the first file (``*.net.npz``); whole games are held out in blocks.
+
+The teacher's scale K_t is fitted as in scripts/tune.py: the target of a position is lambda *
+result + (1 - lambda) * sigmoid(K_t * teacher score / 400), and the network's prediction
+sigmoid(K_t * out / 400), so that its output is on the teacher's centipawn scale. Adam on
+mini-batches of the mean squared error, with hand-written gradients. The first layer is sparse:
+an accumulator is the sum of the weight rows of its position's men (a numba kernel, both cores),
+and its gradient is added back into just those rows, so a batch costs ~30 men x H, not 768 x H.
+The learning rate falls linearly to a tenth of itself by the last position of the last epoch;
+train and validation loss are printed per epoch and the epoch with the lowest validation loss is
+kept.
 
 The kept parameters are quantised and written to ``--out``, after a check of the integer kernel's
 loss on a sample of validation positions, which shows what quantisation costs.
@@ -26,15 +36,17 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import chess
 import numpy as np
+from numba import njit, prange
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from engine import network as nn  # noqa: E402
+import chunks  # noqa: E402
 from dataset import cache_path, read_samples  # noqa: E402
 from tune import fit_scale, sigmoid, split, targets  # noqa: E402
 
@@ -85,24 +97,102 @@ def encode(board_fields: list[str], white_to_move: np.ndarray) -> tuple[np.ndarr
     codes = _PIECE_CODE[np.frombuffer("".join(spelt).encode("ascii"), dtype=np.uint8)]
     if (codes == 255).any():
         raise ValueError("a FEN board holds an unknown piece letter")
-    codes = codes.reshape(len(spelt), 64)
-    rows, at = np.nonzero(codes)
-    piece = codes[rows, at].astype(np.int64) - 1
+    # The string runs a8..h1: reversing its ranks gives square order a1..h8.
+    codes = codes.reshape(len(spelt), 8, 8)[:, ::-1, :].reshape(len(spelt), 64)
+    return index_lists(codes, np.asarray(white_to_move, dtype=bool))
+
+
+def index_lists(codes: np.ndarray, white_to_move: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (us, them) index lists of positions given square by square (``codes`` (n, 64), a1
+    first: 0 empty, 1..6 White's pawn..king, 7..12 Black's): int16, MAX_ACTIVE a row, PAD-padded."""
+    n = len(codes)
+    rows, square = np.nonzero(codes)
+    piece = codes[rows, square].astype(np.int64) - 1
     colour, kind = piece // 6, piece % 6  # colour 0 White
-    # The string runs a8..h1, so position `at` is square at ^ 56 (White's view); Black's
-    # perspective flips it back and swaps the colours.
-    white_view = colour * 384 + kind * 64 + (at ^ 56)
-    black_view = (1 - colour) * 384 + kind * 64 + at
-    counts = np.bincount(rows, minlength=len(spelt))
+    # Black's perspective flips the board vertically and swaps the colours.
+    white_view = colour * 384 + kind * 64 + square
+    black_view = (1 - colour) * 384 + kind * 64 + (square ^ 56)
+    counts = np.bincount(rows, minlength=n)
     if counts.max(initial=0) > nn.MAX_ACTIVE:
         raise ValueError(f"a position has more than {nn.MAX_ACTIVE} men")
     slot = np.arange(len(rows)) - (np.cumsum(counts) - counts)[rows]
     stm_white = white_to_move[rows]
-    us = np.full((len(spelt), nn.MAX_ACTIVE), PAD, dtype=np.int16)
-    them = np.full((len(spelt), nn.MAX_ACTIVE), PAD, dtype=np.int16)
+    us = np.full((n, nn.MAX_ACTIVE), PAD, dtype=np.int16)
+    them = np.full((n, nn.MAX_ACTIVE), PAD, dtype=np.int16)
     us[rows, slot] = np.where(stm_white, white_view, black_view)
     them[rows, slot] = np.where(stm_white, black_view, white_view)
     return us, them
+
+
+def positions_from_records(records: np.ndarray, source: int = 0) -> Positions:
+    """Chunk records (scripts/chunks.py) as the network sees them (side to move's view)."""
+    stm_white = (records["flags"] & 1).astype(bool)
+    us, them = index_lists(chunks.piece_codes(records), stm_white)
+    white_score = records["score"].astype(np.float32)
+    white_result = records["result"].astype(np.float32) / 2
+    return Positions(us, them, np.where(stm_white, white_score, -white_score),
+                     np.where(stm_white, white_result, 1 - white_result),
+                     np.full(len(records), source, dtype=np.int32))
+
+
+class ChunkStream:
+    """Chunk files as a stream of shuffled batches: ``buffer`` chunks are read at a time, their
+    positions shuffled together and cut into batches (chunks are about 20,000 positions, so the
+    default buffer mixes some 160,000 positions from 8 random chunks)."""
+
+    def __init__(self, paths: list[Path], buffer: int = 8) -> None:
+        self.paths = list(paths)
+        self.counts = [chunks.read_header(path)[0]["count"] for path in self.paths]
+        self.buffer = buffer
+
+    def __len__(self) -> int:
+        return sum(self.counts)
+
+    def batches(self, batch: int, rng: np.random.Generator) -> Iterator[Positions]:
+        order = rng.permutation(len(self.paths))
+        carry: Positions | None = None
+        for start in range(0, len(order), self.buffer):
+            parts = [positions_from_records(chunks.read_chunk(self.paths[i]), int(i))
+                     for i in order[start:start + self.buffer]]
+            if carry is not None:
+                parts.append(carry)
+            data = concatenate(parts)
+            data = data.take(rng.permutation(len(data)))
+            whole = len(data) - len(data) % batch
+            for at in range(0, whole, batch):
+                yield data.take(slice(at, at + batch))
+            carry = data.take(slice(whole, len(data))) if whole < len(data) else None
+        if carry is not None:
+            yield carry
+
+    def load(self, limit: int | None = None) -> Positions:
+        """The first ``limit`` positions (all of them without one), in memory."""
+        parts, count = [], 0
+        for i, path in enumerate(self.paths):
+            if limit is not None and count >= limit:
+                break
+            part = positions_from_records(chunks.read_chunk(path), i)
+            if limit is not None:
+                part = part.take(slice(0, limit - count))
+            parts.append(part)
+            count += len(part)
+        return concatenate(parts)
+
+
+def concatenate(parts: list[Positions]) -> Positions:
+    return Positions(*(np.concatenate([getattr(part, name) for part in parts])
+                       for name in ("us", "them", "score", "result", "source")))
+
+
+def chunk_split(paths: list[Path], share: float) -> tuple[list[Path], list[Path]]:
+    """Training and validation chunks: every round(1 / share)-th chunk is held out (whole games,
+    the same chunks in every run as long as the folder only grows)."""
+    paths = sorted(paths)
+    if len(paths) < 2:
+        raise ValueError(f"{len(paths)} chunk(s): at least 2 are needed to hold out validation games")
+    every = max(2, round(1 / share)) if share > 0 else len(paths) + 1
+    valid = [p for i, p in enumerate(paths) if i % every == every - 1] or paths[-1:]
+    return [p for p in paths if p not in valid], valid
 
 
 def build_positions(paths: list[Path], limit: int | None = None, chunk: int = 100_000) -> Positions:
@@ -145,8 +235,7 @@ def build_positions(paths: list[Path], limit: int | None = None, chunk: int = 10
             encode_part(fields, white, score, result, [number] * len(fields))
     if not parts:
         raise ValueError(f"no positions in {', '.join(map(str, paths))}")
-    data = Positions(*(np.concatenate([getattr(part, name) for part in parts])
-                       for name in ("us", "them", "score", "result", "source")))
+    data = concatenate(parts)
     np.savez(cache, us=data.us, them=data.them, score=data.score, result=data.result,
              source=data.source)
     return data
@@ -178,7 +267,7 @@ def initialise(hidden: int, seed: int) -> nn.Parameters:
 class DenseInputs:
     """A dense 0/1 input matrix reused batch after batch: rows [0, b) hold the batch's `us`
     perspectives, rows [b, 2b) its `them` ones. Column PAD absorbs the padding and is left out of
-    the products."""
+    the products. The reference the sparse kernels are tested against; training does not use it."""
 
     def __init__(self, batch: int) -> None:
         self.x = np.zeros((2 * batch, nn.N_INPUTS + 1), dtype=np.float32)
@@ -191,23 +280,62 @@ class DenseInputs:
         return self.x[:2 * len(us), :nn.N_INPUTS]
 
 
-def _forward(params: nn.Parameters, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The accumulators (2b, H), their activations and the outputs (b,) in units of
+# The sparse first layer: numba kernels over the index lists, parallel over both cores.
+
+@njit(parallel=True, cache=True)
+def _accumulate(w1, b1, index, out):  # pragma: no cover - compiled
+    """out[r] = b1 + the sum of w1's rows listed in index[r] (PAD entries skipped)."""
+    hidden = b1.shape[0]
+    for r in prange(index.shape[0]):
+        for j in range(hidden):
+            out[r, j] = b1[j]
+        for s in range(index.shape[1]):
+            row = index[r, s]
+            if row < w1.shape[0]:
+                for j in range(hidden):
+                    out[r, j] += w1[row, j]
+
+
+@njit(parallel=True, cache=True)
+def _scatter(index, d_acc, grad):  # pragma: no cover - compiled
+    """grad[c] += d_acc[r] for every input c listed in index[r]: the first layer's gradient.
+    Each thread owns a block of columns, so no two threads write the same element."""
+    hidden = d_acc.shape[1]
+    blocks = 8
+    for block in prange(blocks):
+        lo, hi = block * hidden // blocks, (block + 1) * hidden // blocks
+        for r in range(index.shape[0]):
+            for s in range(index.shape[1]):
+                row = index[r, s]
+                if row < grad.shape[0]:
+                    for j in range(lo, hi):
+                        grad[row, j] += d_acc[r, j]
+
+
+def accumulators(params: nn.Parameters, us: np.ndarray, them: np.ndarray) -> np.ndarray:
+    """The accumulators (2b, H) of a batch: its `us` perspectives, then its `them` ones."""
+    index = np.ascontiguousarray(np.concatenate([us, them]))
+    w1 = np.ascontiguousarray(params.w1)
+    acc = np.empty((len(index), params.hidden), dtype=w1.dtype)
+    _accumulate(w1, np.ascontiguousarray(params.b1, dtype=w1.dtype), index, acc)
+    return acc
+
+
+def _forward(params: nn.Parameters, acc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The activations of the accumulators (2b, H) and the outputs (b,) in units of
     OUTPUT_SCALE centipawns."""
-    acc = x @ params.w1 + params.b1
     active = nn.screlu(acc)
-    b, hidden = len(x) // 2, params.hidden
+    b, hidden = len(acc) // 2, params.hidden
     out = active[:b] @ params.w2[:hidden] + active[b:] @ params.w2[hidden:] + params.b2
-    return acc, active, out
+    return active, out
 
 
 def outputs(params: nn.Parameters, data: Positions, batch: int = 8192) -> np.ndarray:
     """The float network's output of every position, in units of OUTPUT_SCALE centipawns."""
-    inputs = DenseInputs(min(batch, max(len(data), 1)))
     out = np.empty(len(data), dtype=np.float32)
     for start in range(0, len(data), batch):
         end = start + batch
-        out[start:end] = _forward(params, inputs.fill(data.us[start:end], data.them[start:end]))[2]
+        out[start:end] = _forward(params, accumulators(params, data.us[start:end], data.them[start:end]))[1]
     return out
 
 
@@ -217,11 +345,10 @@ def loss(params: nn.Parameters, data: Positions, target: np.ndarray, scale: floa
     return float(np.mean((prediction - target) ** 2))
 
 
-def gradients(params: nn.Parameters, x: np.ndarray, target: np.ndarray,
-              scale: float) -> tuple[float, dict[str, np.ndarray]]:
-    """The mean squared error of a batch and its gradient by parameter name; ``x`` holds the
-    batch's dense inputs, its `us` rows then its `them` rows."""
-    acc, active, out = _forward(params, x)
+def _backward(params: nn.Parameters, acc: np.ndarray, target: np.ndarray,
+              scale: float) -> tuple[float, np.ndarray, dict[str, np.ndarray]]:
+    """The batch's loss, the gradient by the accumulators (2b, H), and those of b1, w2, b2."""
+    active, out = _forward(params, acc)
     b, hidden = len(target), params.hidden
     k = scale * nn.OUTPUT_SCALE / 400
     p = sigmoid(k * out)
@@ -231,9 +358,28 @@ def gradients(params: nn.Parameters, x: np.ndarray, target: np.ndarray,
     d_active = np.concatenate([np.outer(d_out, params.w2[:hidden]), np.outer(d_out, params.w2[hidden:])])
     # SCReLU's derivative: 2x on (0, 1), 0 elsewhere.
     d_acc = d_active * (2 * acc) * ((acc > 0) & (acc < 1))
-    return float(np.mean(error ** 2)), {
-        "w1": x.T @ d_acc, "b1": d_acc.sum(axis=0),
-        "w2": np.concatenate([active[:b].T @ d_out, active[b:].T @ d_out]), "b2": d_out.sum()}
+    return float(np.mean(error ** 2)), d_acc, {
+        "b1": d_acc.sum(axis=0), "w2": np.concatenate([active[:b].T @ d_out, active[b:].T @ d_out]),
+        "b2": d_out.sum()}
+
+
+def gradients(params: nn.Parameters, x: np.ndarray, target: np.ndarray,
+              scale: float) -> tuple[float, dict[str, np.ndarray]]:
+    """The mean squared error of a batch and its gradient by parameter name; ``x`` holds the
+    batch's dense inputs, its `us` rows then its `them` rows (the dense reference)."""
+    batch_loss, d_acc, grads = _backward(params, x @ params.w1 + params.b1, target, scale)
+    return batch_loss, {"w1": x.T @ d_acc, **grads}
+
+
+def sparse_gradients(params: nn.Parameters, us: np.ndarray, them: np.ndarray, target: np.ndarray,
+                     scale: float) -> tuple[float, dict[str, np.ndarray]]:
+    """``gradients`` from the index lists: the first layer as sums of rows, and its gradient
+    added into the rows of the inputs that were active."""
+    acc = accumulators(params, us, them)
+    batch_loss, d_acc, grads = _backward(params, acc, target, scale)
+    w1_grad = np.zeros((nn.N_INPUTS, params.hidden), dtype=d_acc.dtype)
+    _scatter(np.ascontiguousarray(np.concatenate([us, them])), np.ascontiguousarray(d_acc), w1_grad)
+    return batch_loss, {"w1": w1_grad, **grads}
 
 
 def mirror_files(inputs: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -243,61 +389,94 @@ def mirror_files(inputs: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return np.where(flip, inputs ^ 7, inputs)
 
 
+Batches = Callable[[np.random.Generator], Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]]
+
+
 def fit(data: Positions, target: np.ndarray, params: nn.Parameters, scale: float, *,
         epochs: int = 10, batch: int = 4096, lr: float = 3e-3, valid: Positions | None = None,
         valid_target: np.ndarray | None = None, mirror: bool = False, seed: int = 1,
         log: Callable[[str], None] = print) -> nn.Parameters:
-    """Adam on mini-batches of the mean squared error; returns the parameters of the epoch with
+    """Adam on mini-batches of the positions in memory; returns the parameters of the epoch with
     the lowest validation loss (of the last epoch without a validation set).
 
     With ``mirror``, each position of a batch is mirrored a-file to h-file with probability 1/2:
     the network does not see castling rights, so a mirrored position is as good an example (its
     label nearly so), and the training set is in effect twice as large."""
+    def batches(rng: np.random.Generator):
+        order = rng.permutation(len(data))
+        for start in range(0, len(data), batch):
+            index = np.sort(order[start:start + batch])
+            yield data.us[index], data.them[index], target[index]
+
+    return _train(batches, len(data), params, scale, epochs=epochs, lr=lr, valid=valid,
+                  valid_target=valid_target, mirror=mirror, seed=seed, log=log)
+
+
+def fit_stream(stream: ChunkStream, params: nn.Parameters, scale: float, result_share: float, *,
+               epochs: int = 4, batch: int = 8192, lr: float = 3e-3, valid: Positions | None = None,
+               valid_target: np.ndarray | None = None, mirror: bool = True, seed: int = 1,
+               log: Callable[[str], None] = print) -> nn.Parameters:
+    """``fit`` over chunks read as they are needed (ChunkStream), targets made batch by batch."""
+    def batches(rng: np.random.Generator):
+        for part in stream.batches(batch, rng):
+            yield part.us, part.them, targets(part, scale, result_share)
+
+    return _train(batches, len(stream), params, scale, epochs=epochs, lr=lr, valid=valid,
+                  valid_target=valid_target, mirror=mirror, seed=seed, log=log)
+
+
+def _train(batches: Batches, n: int, params: nn.Parameters, scale: float, *, epochs: int,
+           lr: float, valid: Positions | None, valid_target: np.ndarray | None, mirror: bool,
+           seed: int, log: Callable[[str], None], progress_every: float = 60.0) -> nn.Parameters:
+    """The training loop of fit and fit_stream: ``batches(rng)`` gives one epoch's (us, them,
+    target) batches, ``n`` positions in all."""
     weights = {"w1": params.w1.copy(), "b1": params.b1.copy(), "w2": params.w2.copy(),
                "b2": np.array(params.b2, dtype=np.float32)}
     m = {name: np.zeros_like(value) for name, value in weights.items()}
     v = {name: np.zeros_like(value) for name, value in weights.items()}
     beta1, beta2, eps = 0.9, 0.999, 1e-8
     rng = np.random.default_rng(seed)
-    inputs = DenseInputs(min(batch, max(len(data), 1)))
 
     def current() -> nn.Parameters:
         return nn.Parameters(weights["w1"].copy(), weights["b1"].copy(), weights["w2"].copy(),
                              float(weights["b2"]))
 
-    n = len(data)
-    steps_total = epochs * max(1, -(-n // batch))
-    step = 0
+    total = max(1, epochs * n)
+    seen, step = 0, 0
     best, best_loss = current(), float("inf")
     for epoch in range(epochs):
-        started = time.monotonic()
-        order = rng.permutation(n)
-        train_loss = 0.0
-        for start in range(0, n, batch):
-            index = np.sort(order[start:start + batch])
-            us, them = data.us[index], data.them[index]
+        started = last = time.monotonic()
+        train_loss, count = 0.0, 0
+        for us, them, target in batches(rng):
             if mirror:
-                rows = rng.random(len(index)) < 0.5
+                rows = rng.random(len(us)) < 0.5
                 us, them = mirror_files(us, rows), mirror_files(them, rows)
-            x = inputs.fill(us, them)
-            batch_loss, grads = gradients(nn.Parameters(**weights), x, target[index], scale)
-            train_loss += batch_loss * len(index)
+            batch_loss, grads = sparse_gradients(nn.Parameters(**weights), us, them, target, scale)
+            train_loss += batch_loss * len(us)
+            count += len(us)
+            seen += len(us)
             step += 1
-            rate = np.float32(lr * (1 - 0.9 * step / steps_total))
+            rate = np.float32(lr * (1 - 0.9 * min(1.0, seen / total)))
             for name, grad in grads.items():
                 m[name] = beta1 * m[name] + (1 - beta1) * grad
                 v[name] = beta2 * v[name] + (1 - beta2) * grad * grad
                 update = (m[name] / (1 - beta1 ** step)) / (np.sqrt(v[name] / (1 - beta2 ** step)) + eps)
                 weights[name] = np.clip(weights[name] - rate * update,
                                         -LIMITS[name], LIMITS[name]).astype(np.float32)
+            now = time.monotonic()
+            if now - last >= progress_every:
+                log(f"  epoch {epoch + 1}: {count:,}/{n:,} positions, train {train_loss / count:.6f}, "
+                    f"{count / (now - started):,.0f} positions/s")
+                last = now
         # The training loss is the mean over the epoch's batches, as the weights were then.
-        line = f"epoch {epoch + 1:3d}  train {train_loss / max(n, 1):.6f}"
+        elapsed = time.monotonic() - started
+        line = f"epoch {epoch + 1:3d}  train {train_loss / max(count, 1):.6f}"
         if valid is not None:
             valid_loss = loss(current(), valid, valid_target, scale)
             line += f"  validation {valid_loss:.6f}"
             if valid_loss < best_loss:
                 best, best_loss = current(), valid_loss
-        log(f"{line}  ({time.monotonic() - started:.1f} s)")
+        log(f"{line}  ({elapsed:.1f} s, {count / max(elapsed, 1e-9):,.0f} positions/s)")
     return current() if valid is None else best
 
 
@@ -309,17 +488,37 @@ def quantised_losses(params: nn.Parameters, network: nn.Network, data: Positions
     return loss(params, data, target, scale), kernel_loss
 
 
+def chunk_files(paths: list[Path]) -> list[Path] | None:
+    """The chunk files that ``paths`` name (folders hold chunks), or None if they are text files."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found += chunks.chunk_paths(path)
+        elif path.suffix == chunks.SUFFIX:
+            found.append(path)
+        else:
+            return None
+    return found
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("data", type=Path, nargs="+", help="files written by scripts/make_data.py")
+    parser.add_argument("data", type=Path, nargs="*",
+                        help="chunk folders or files (default: the data folder, see scripts/chunks.py), "
+                             "or text files written by scripts/make_data.py")
     parser.add_argument("--out", type=Path, default=nn.NETWORK_FILE)
     parser.add_argument("--hidden", type=int, default=nn.HIDDEN, help="H, the accumulator's size")
-    parser.add_argument("--epochs", type=int, default=10)
-    parser.add_argument("--batch", type=int, default=4096)
+    parser.add_argument("--epochs", type=int, default=None, help="passes over the data (default "
+                                                                  "4 over chunks, 10 over text files)")
+    parser.add_argument("--batch", type=int, default=None, help="positions a batch (default 8192 "
+                                                                "over chunks, 4096 over text files)")
     parser.add_argument("--lr", type=float, default=3e-3, help="Adam's step size at the start")
-    parser.add_argument("--limit", type=int, help="use only the first N positions (shared among the files)")
+    parser.add_argument("--limit", type=int, help="use only the first N positions (text files: "
+                                                  "shared among the files; chunks: whole chunks)")
     parser.add_argument("--validation", type=float, default=0.1,
-                        help="share of positions held out, in blocks of whole games")
+                        help="share of positions held out, in whole games")
+    parser.add_argument("--valid-limit", type=int, default=200_000,
+                        help="chunks: at most this many validation positions")
     parser.add_argument("--result-share", type=float, default=0.0,
                         help="lambda: the target's share of the game result; the rest is the "
                              "teacher's score (default 0: learn the teacher's scores only)")
@@ -331,28 +530,56 @@ def main(argv: list[str] | None = None) -> None:
     started = time.monotonic()
     # Flushed line by line, so that a run logging to a file can be followed.
     log = functools.partial(print, flush=True)
-    data = build_positions(args.data, args.limit)
-    train, valid = split(data, args.validation)
-    if not len(train) or not len(valid):
-        parser.error(f"{len(data)} positions are too few to hold out whole games for validation")
-    log(f"{len(train)} training and {len(valid)} validation positions "
-          f"({time.monotonic() - started:.0f} s)")
-    teacher_scale = fit_scale(train.score, train.result)
-    train_target = targets(train, teacher_scale, args.result_share)
+    paths = args.data or [chunks.data_folder()]
+    files = chunk_files(paths)
+    if files is not None:
+        if args.limit is not None:
+            kept, count = [], 0
+            for path in sorted(files):
+                if count >= args.limit:
+                    break
+                kept.append(path)
+                count += chunks.read_header(path)[0]["count"]
+            files = kept
+        try:
+            train_paths, valid_paths = chunk_split(files, args.validation)
+        except ValueError as error:
+            parser.error(f"{', '.join(map(str, paths))}: {error}")
+        stream = ChunkStream(train_paths)
+        valid = ChunkStream(valid_paths).load(args.valid_limit)
+        log(f"{len(stream):,} training positions in {len(train_paths)} chunks, {len(valid):,} "
+            f"validation positions from {len(valid_paths)} ({time.monotonic() - started:.0f} s)")
+        sample = ChunkStream(train_paths[:: max(1, len(train_paths) // 20)]).load(200_000)
+        teacher_scale = fit_scale(sample.score, sample.result)
+    else:
+        data = build_positions(paths, args.limit)
+        train, valid = split(data, args.validation)
+        if not len(train) or not len(valid):
+            parser.error(f"{len(data)} positions are too few to hold out whole games for validation")
+        log(f"{len(train)} training and {len(valid)} validation positions "
+            f"({time.monotonic() - started:.0f} s)")
+        teacher_scale = fit_scale(train.score, train.result)
     valid_target = targets(valid, teacher_scale, args.result_share)
     log(f"teacher scale K_t = {teacher_scale:.4f}; lambda = {args.result_share}; "
-          f"H = {args.hidden}; mirrored batches: {args.mirror}")
+        f"H = {args.hidden}; mirrored batches: {args.mirror}")
     params = initialise(args.hidden, args.seed)
     log(f"start      validation {loss(params, valid, valid_target, teacher_scale):.6f}")
-    params = fit(train, train_target, params, teacher_scale, epochs=args.epochs, batch=args.batch,
-                 lr=args.lr, valid=valid, valid_target=valid_target, mirror=args.mirror,
-                 seed=args.seed, log=log)
+    if files is not None:
+        params = fit_stream(stream, params, teacher_scale, args.result_share,
+                            epochs=args.epochs or 4, batch=args.batch or 8192, lr=args.lr,
+                            valid=valid, valid_target=valid_target, mirror=args.mirror,
+                            seed=args.seed, log=log)
+    else:
+        train_target = targets(train, teacher_scale, args.result_share)
+        params = fit(train, train_target, params, teacher_scale, epochs=args.epochs or 10,
+                     batch=args.batch or 4096, lr=args.lr, valid=valid, valid_target=valid_target,
+                     mirror=args.mirror, seed=args.seed, log=log)
     network = nn.save_network(params, args.out)
     sample = np.sort(np.random.default_rng(args.seed).permutation(len(valid))[:QUANTISED_SAMPLE])
     float_loss, kernel_loss = quantised_losses(params, network, valid.take(sample),
                                                valid_target[sample], teacher_scale)
     log(f"quantised  on {len(sample)} validation positions: float {float_loss:.6f}, "
-          f"integer kernel {kernel_loss:.6f}")
+        f"integer kernel {kernel_loss:.6f}")
     log(f"wrote {args.out} ({time.monotonic() - started:.0f} s)")
 
 

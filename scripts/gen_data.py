@@ -1,0 +1,409 @@
+#!/usr/bin/env python3
+"""Generates training positions at scale: Stockfish self-play into binary chunks (scripts/chunks.py).
+
+    .venv/bin/python scripts/gen_data.py                  # run until stopped, 2 workers
+    .venv/bin/python scripts/gen_data.py --status         # how many positions there are
+    chrt --idle 0 nice -n 19 .venv/bin/python scripts/gen_data.py > /tmp/gen_data.log 2>&1 &
+
+Each worker process drives one teacher (Stockfish, one thread) over a raw UCI pipe: it plays a
+game from a random opening of the EPD file plus up to ``--random-plies`` random plies, one
+``go nodes N`` a move, and the search that chooses a move also labels the position it searched.
+A position is kept when it is quiet (not in check, the best move neither captures nor
+promotes) and its score is not a mate score; every number of men is kept, endings of 5 and fewer
+included (``--play-out`` of the games are played to the end without adjudication, so that won
+endings are reached). Its label is the teacher's score and the game's result.
+
+What keeps the worker lean (it spends about 15 % of its core; the teacher's search is the rest):
+it sends ``position fen <a position after a capture or pawn move> moves <the moves since>``
+(Stockfish replays the whole move list on every ``position``: from the start that cost 0.3 ms a
+search at 100 plies), reads the answer as raw bytes and looks only at the last score, never asks
+python-chess for legal moves during the game (checkmate and stalemate come from ``bestmove
+(none)``, repetitions from the Zobrist keys it computes anyway), and keeps a position as its
+bitboards, packed with numpy once the game's result is known.
+
+The parent process alone writes: it drops positions whose Zobrist key is already in a chunk (or in
+the chunk being filled), and writes a chunk of whole games atomically every ``--chunk-size``
+positions, so a stop of any kind (kill -9 included) loses at most the chunk being filled. Started
+again, it reads the keys of the chunks there are and carries on. A lock file keeps a second
+generator out of the same folder.
+"""
+from __future__ import annotations
+
+import argparse
+import fcntl
+import multiprocessing as mp
+import os
+import queue
+import random
+import signal
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import chess
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import chunks  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_OPENINGS = ROOT.parent / "shared" / "data" / "openings" / "8moves_v3_sample992.epd"
+DEFAULT_NODES = 1500
+MATE = 30000  # a mate score, as the worker handles it (never stored)
+
+
+class RawTeacher:
+    """A UCI engine over a pipe, spoken to in bytes with as little Python as possible."""
+
+    def __init__(self, command: list[str], options: dict[str, str]) -> None:
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL, bufsize=0)
+        self._in = self.process.stdin.fileno()
+        self._out = self.process.stdout.fileno()
+        self._buffer = bytearray()
+        self.send(b"uci\n")
+        self.name = "unknown"
+        for line in self.read_until(b"uciok").splitlines():
+            if line.startswith(b"id name "):
+                self.name = line[8:].decode(errors="replace").strip()
+        for name, value in options.items():
+            self.send(f"setoption name {name} value {value}\n".encode())
+        self.send(b"isready\n")
+        self.read_until(b"readyok")
+
+    def send(self, data: bytes) -> None:
+        os.write(self._in, data)
+
+    def read_until(self, token: bytes) -> bytes:
+        """Everything up to the end of the first line containing ``token``."""
+        start = 0
+        while True:
+            at = self._buffer.find(token, start)
+            if at >= 0:
+                end = self._buffer.find(b"\n", at)
+                if end >= 0:
+                    out = bytes(self._buffer[:end + 1])
+                    del self._buffer[:end + 1]
+                    return out
+            start = max(0, len(self._buffer) - len(token))
+            data = os.read(self._out, 65536)
+            if not data:
+                raise RuntimeError("the teacher engine exited")
+            self._buffer += data
+
+    def search(self, position: bytes, go: bytes) -> tuple[bytes, int, bool]:
+        """(best move as UCI bytes or b"(none)", score for the side to move, whether a mate
+        score): one ``position``, one ``go``, and the last score reported."""
+        self.send(position + go)
+        out = self.read_until(b"bestmove")
+        best = out[out.rfind(b"bestmove") + 9:].split()[0]
+        at = out.rfind(b" score ")
+        if at < 0:
+            return best, 0, False
+        kind, value = out[at + 7:at + 40].split()[:2]
+        if kind == b"mate":
+            mate = int(value)
+            return best, (MATE if mate > 0 else -MATE), True
+        return best, int(value), False
+
+    def close(self) -> None:
+        try:
+            self.send(b"quit\n")
+            self.process.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            self.process.kill()
+
+
+def load_openings(path: Path | None) -> list[str]:
+    """The FENs of an EPD file's positions (the standard start position if there is no file)."""
+    if path is None or not path.exists():
+        return [chess.STARTING_FEN]
+    return [chess.Board.from_epd(line.strip())[0].fen()
+            for line in path.read_text().splitlines() if line.strip()]
+
+
+def play_game(teacher: RawTeacher, rng: random.Random, openings: list[str],
+              args: argparse.Namespace, key_and_check) -> tuple[bytes, int, int]:
+    """One self-play game; (its kept positions as packed records with the result filled in,
+    searches made, plies played)."""
+    board = chess.Board(rng.choice(openings))
+    for _ in range(rng.randint(0, args.random_plies)):
+        moves = list(board.legal_moves)
+        if not moves:
+            return b"", 0, 0
+        board.push(rng.choice(moves))
+    if not any(board.legal_moves):
+        return b"", 0, 0
+    adjudicate = rng.random() >= args.play_out
+    go = f"\ngo nodes {args.nodes}\n".encode()
+    teacher.send(b"ucinewgame\n")
+    # The teacher gets the last position after a capture or pawn move and the moves since: all
+    # the history a repetition can need, and a short list to replay.
+    base = b"position fen " + board.fen().encode()
+    tail: list[bytes] = []
+    repeats: dict[int, int] = {}
+    kept: list[bytes] = []
+    searches, decisive, drawish = 0, 0, 0
+    raw, is_capture, push, from_uci = chunks.raw, board.is_capture, board.push, chess.Move.from_uci
+    start_ply = board.ply()
+    result = 1
+    while True:
+        key, check = key_and_check(board)
+        seen = repeats.get(key, 0) + 1
+        repeats[key] = seen
+        if seen >= 3 or board.halfmove_clock >= 100:
+            break  # drawn
+        if board.occupied.bit_count() <= 4 and board.is_insufficient_material():
+            break
+        best, score, mate = teacher.search(base + b" moves " + b" ".join(tail) if tail else base, go)
+        searches += 1
+        white = board.turn
+        if best == b"(none)":
+            if check:
+                result = 0 if white else 2
+            break
+        move = from_uci(best.decode())
+        white_score = score if white else -score
+        if not check and not mate and move.promotion is None and not is_capture(move):
+            kept.append(raw(board, key, white_score))
+        if adjudicate:
+            # Adjudication keeps games short; the results it gives are what the teacher would reach.
+            decisive = decisive + 1 if abs(score) >= args.win_cp else 0
+            drawish = drawish + 1 if abs(score) <= 10 and board.ply() >= 80 else 0
+            if decisive >= 6:
+                result = 2 if white_score > 0 else 0
+                break
+            if drawish >= 12:
+                break
+        if board.ply() - start_ply >= args.max_plies:
+            result = 1 if abs(score) < args.win_cp else (2 if white_score > 0 else 0)
+            break
+        zeroing = board.is_zeroing(move)
+        push(move)
+        # A new base only when the list has grown (a FEN costs python-chess 0.2 ms); it must be
+        # after a capture or pawn move, beyond which no repetition reaches.
+        if zeroing and len(tail) >= 16:
+            base = b"position fen " + board.fen().encode()
+            tail = []
+        else:
+            tail.append(best)
+        if zeroing:
+            repeats.clear()
+    if not kept:
+        return b"", searches, board.ply() - start_ply
+    return chunks.records_from_raw(b"".join(kept), result).tobytes(), searches, board.ply() - start_ply
+
+
+def worker(index: int, args: argparse.Namespace, seed: str, out: mp.Queue, stop: mp.Event) -> None:
+    """A worker process: plays games and puts (index, records, searches, plies) on ``out``."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
+    # At a stop, games still in the pipe are dropped rather than waited for.
+    out.cancel_join_thread()
+    from engine.zobrist import key_and_check
+
+    parent = os.getppid()
+    openings = load_openings(args.openings)
+    options = {"Threads": "1", "Hash": str(args.hash)}
+    teacher = RawTeacher(args.teacher.split(), options)
+    rng = random.Random(seed)
+    try:
+        # A worker whose parent is gone (killed) stops after its game: nothing would be written.
+        while not stop.is_set() and os.getppid() == parent:
+            records, searches, plies = play_game(teacher, rng, openings, args, key_and_check)
+            out.put((index, records, searches, plies))
+    finally:
+        teacher.close()
+
+
+def status(folder: Path, detail: bool = False) -> str:
+    """How much data there is in ``folder`` (``detail``: also by number of men, reading it all)."""
+    paths = chunks.chunk_paths(folder)
+    count, size, games, nodes, teachers = 0, 0, 0, {}, set()
+    for path in paths:
+        header, _ = chunks.read_header(path)
+        count += header["count"]
+        size += path.stat().st_size
+        games += header.get("games", 0)
+        nodes[header.get("nodes")] = nodes.get(header.get("nodes"), 0) + header["count"]
+        teachers.add(header.get("teacher", "?"))
+    lines = [f"folder      {folder}",
+             f"chunks      {len(paths)}",
+             f"positions   {count:,}",
+             f"games       {games:,}",
+             f"bytes       {size:,} ({size / max(count, 1):.1f} a position)",
+             f"teacher     {', '.join(sorted(teachers)) or '-'}",
+             "nodes       " + (", ".join(f"{n}: {c:,}" for n, c in sorted(nodes.items(), key=str)) or "-")]
+    if detail and paths:
+        men = np.zeros(33, dtype=np.int64)
+        results = np.zeros(3, dtype=np.int64)
+        for records in chunks.iter_records(paths):
+            occ = np.ascontiguousarray(records["occupancy"]).view(np.uint8).reshape(-1, 8)
+            men += np.bincount(np.unpackbits(occ, axis=1).sum(axis=1), minlength=33)
+            results += np.bincount(records["result"], minlength=3)[:3]
+        lines.append(f"men <= 5    {men[:6].sum():,} ({men[:6].sum() / max(count, 1):.2%})")
+        lines.append(f"men 6..12   {men[6:13].sum():,}")
+        lines.append(f"results     White won {results[2]:,}, drawn {results[1]:,}, Black won {results[0]:,}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, default=None,
+                        help="the data folder (default $BRUDNO_DATA, else ~/.local/share/brudno/data)")
+    parser.add_argument("--status", action="store_true", help="say how much data there is, and stop")
+    parser.add_argument("--detail", action="store_true", help="with --status: men and results too")
+    parser.add_argument("--positions", type=int, default=None,
+                        help="stop once the folder holds this many (default: run until stopped)")
+    parser.add_argument("--workers", type=int, default=2, help="worker processes, one teacher each")
+    parser.add_argument("--teacher", default="/usr/games/stockfish", help="UCI command of the teacher")
+    parser.add_argument("--nodes", type=int, default=DEFAULT_NODES, help="teacher nodes per move")
+    parser.add_argument("--hash", type=int, default=16, help="teacher hash, MB")
+    parser.add_argument("--openings", type=Path, default=DEFAULT_OPENINGS,
+                        help="EPD of start positions (the standard start position if absent)")
+    parser.add_argument("--random-plies", type=int, default=8, help="up to this many random plies first")
+    parser.add_argument("--play-out", type=float, default=0.25,
+                        help="share of games played to the end without adjudication")
+    parser.add_argument("--win-cp", type=int, default=1000, help="adjudicate a win after 6 plies beyond this")
+    parser.add_argument("--max-plies", type=int, default=400, help="a game stops after this many plies")
+    parser.add_argument("--chunk-size", type=int, default=20000, help="positions per chunk (about)")
+    parser.add_argument("--seed", default=None, help="seeds the games (default: a random seed)")
+    parser.add_argument("--log-every", type=float, default=30.0, help="seconds between progress lines")
+    args = parser.parse_args(argv)
+    folder = args.data if args.data is not None else chunks.data_folder()
+    if args.status:
+        print(status(folder, args.detail))
+        return
+
+    folder.mkdir(parents=True, exist_ok=True)
+    lock = open(folder / ".lock", "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        sys.exit(f"gen_data: another generator is writing to {folder}")
+    for stale in folder.glob(f".tmp-*{chunks.SUFFIX}"):
+        stale.unlink()  # a chunk being written when the last run was killed
+    keys = chunks.KeySet()
+    paths = chunks.chunk_paths(folder)
+    total = 0
+    for path in paths:
+        chunk_keys = chunks.read_keys(path)
+        keys.add(chunk_keys)
+        total += len(chunk_keys)
+    number = 1 + max((int(p.stem.split("-")[-1]) for p in paths if p.stem.split("-")[-1].isdigit()),
+                     default=0)
+    log = lambda text: print(f"{datetime.now(timezone.utc):%H:%M:%S} {text}", flush=True)  # noqa: E731
+    log(f"gen_data: {total:,} positions in {len(paths)} chunks in {folder}; teacher {args.teacher} "
+        f"at {args.nodes} nodes, {args.workers} workers")
+    if args.positions is not None and total >= args.positions:
+        return
+
+    stopping = False
+
+    def stop_soon(signum, frame) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, stop_soon)
+    signal.signal(signal.SIGINT, stop_soon)
+    seed = args.seed if args.seed is not None else os.urandom(8).hex()
+    context = mp.get_context("spawn")  # a fresh interpreter: no numba state forked
+    results: mp.Queue = context.Queue()
+    stop = context.Event()
+    processes: dict[int, mp.Process] = {}
+    starts = 0
+
+    def start_worker(index: int) -> None:
+        nonlocal starts
+        starts += 1
+        # Chunk number and start count in the seed: a restarted run plays new games.
+        process = context.Process(target=worker, args=(index, args, f"{seed}-{number}-{starts}", results, stop),
+                                  daemon=True)
+        process.start()
+        processes[index] = process
+
+    for index in range(args.workers):
+        start_worker(index)
+    probe = RawTeacher(args.teacher.split(), {})
+    teacher_name = probe.name
+    probe.close()
+    pending: list[bytes] = []
+    pending_keys: set[int] = set()
+    games = pending_games = searches = plies = 0
+    started = last_log = time.monotonic()
+    written_since_start = 0
+    last_count = 0
+
+    def flush() -> None:
+        nonlocal number, total, pending, pending_keys, pending_games, written_since_start
+        if not pending:
+            return
+        records = np.frombuffer(b"".join(pending), dtype=chunks.RECORD)
+        header = {"teacher": teacher_name, "nodes": args.nodes, "games": pending_games,
+                  "generator": "scripts/gen_data.py", "random_plies": args.random_plies,
+                  "play_out": args.play_out, "seed": seed,
+                  "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+        chunks.write_chunk(folder, f"chunk-{number:06d}{chunks.SUFFIX}", records, header)
+        keys.add(records["key"])
+        number += 1
+        total += len(records)
+        written_since_start += len(records)
+        pending, pending_keys, pending_games = [], set(), 0
+
+    try:
+        while not stopping:
+            if args.positions is not None and total + len(pending_keys) >= args.positions:
+                break
+            try:
+                index, blob, game_searches, game_plies = results.get(timeout=0.5)
+            except queue.Empty:
+                blob = None
+            if blob is not None:
+                games += 1
+                pending_games += 1
+                searches += game_searches
+                plies += game_plies
+                if blob:
+                    records = np.frombuffer(blob, dtype=chunks.RECORD)
+                    fresh = ~keys.contains(records["key"])
+                    for i in np.flatnonzero(fresh):
+                        key = int(records["key"][i])
+                        if key not in pending_keys:
+                            pending_keys.add(key)
+                            pending.append(records[i].tobytes())
+                if len(pending_keys) >= args.chunk_size:
+                    flush()
+            for index, process in list(processes.items()):
+                if not process.is_alive() and not stopping:
+                    log(f"worker {index} exited ({process.exitcode}); starting another")
+                    start_worker(index)
+            now = time.monotonic()
+            if now - last_log >= args.log_every:
+                made = written_since_start + len(pending_keys)
+                log(f"{total + len(pending_keys):,} positions ({total:,} in chunks)  games {games:,}  "
+                    f"{made / (now - started):.0f} positions/s since start, "
+                    f"{(made - last_count) / (now - last_log):.0f} now  "
+                    f"{searches / (now - started):.0f} searches/s  "
+                    f"kept {made / max(searches, 1):.0%} of searches")
+                last_count, last_log = made, now
+    finally:
+        stop.set()
+        flush()
+        deadline = time.monotonic() + 10
+        while any(p.is_alive() for p in processes.values()) and time.monotonic() < deadline:
+            try:
+                results.get(timeout=0.1)  # drained, so that no worker waits on a full pipe
+            except queue.Empty:
+                pass
+        for process in processes.values():
+            if process.is_alive():
+                process.terminate()
+        log(f"gen_data: {total:,} positions in {folder} ({written_since_start:,} new, "
+            f"{games:,} games, {time.monotonic() - started:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
