@@ -40,6 +40,7 @@ from typing import Callable, Iterator
 
 import chess
 import numpy as np
+import numba
 from numba import njit, prange
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -280,45 +281,78 @@ class DenseInputs:
         return self.x[:2 * len(us), :nn.N_INPUTS]
 
 
-# The sparse first layer: numba kernels over the index lists, parallel over both cores.
+# The sparse first layer: numba kernels over the index lists, parallel over both cores. A batch's
+# index list has its `us` perspectives in rows [0, b) and its `them` ones in rows [b, 2b).
 
 @njit(parallel=True, cache=True)
-def _accumulate(w1, b1, index, out):  # pragma: no cover - compiled
-    """out[r] = b1 + the sum of w1's rows listed in index[r] (PAD entries skipped)."""
-    hidden = b1.shape[0]
-    for r in prange(index.shape[0]):
-        for j in range(hidden):
-            out[r, j] = b1[j]
-        for s in range(index.shape[1]):
-            row = index[r, s]
-            if row < w1.shape[0]:
-                for j in range(hidden):
-                    out[r, j] += w1[row, j]
-
-
-@njit(parallel=True, cache=True)
-def _scatter(index, d_acc, grad):  # pragma: no cover - compiled
-    """grad[c] += d_acc[r] for every input c listed in index[r]: the first layer's gradient.
-    Each thread owns a block of columns, so no two threads write the same element."""
-    hidden = d_acc.shape[1]
-    blocks = 8
-    for block in prange(blocks):
-        lo, hi = block * hidden // blocks, (block + 1) * hidden // blocks
-        for r in range(index.shape[0]):
+def _forward_kernel(w1, b1, w2, b2, index, acc, out):  # pragma: no cover - compiled
+    """acc[r] = b1 + the sum of w1's rows listed in index[r] (PAD skipped); out[i] = the
+    network's output for position i from its two accumulators."""
+    b, hidden = out.shape[0], b1.shape[0]
+    for i in prange(b):
+        total = b2
+        for side in range(2):
+            r = i + side * b
+            for j in range(hidden):
+                acc[r, j] = b1[j]
             for s in range(index.shape[1]):
                 row = index[r, s]
-                if row < grad.shape[0]:
-                    for j in range(lo, hi):
-                        grad[row, j] += d_acc[r, j]
+                if row < w1.shape[0]:
+                    for j in range(hidden):
+                        acc[r, j] += w1[row, j]
+            for j in range(hidden):
+                x = min(max(acc[r, j], 0.0), 1.0)
+                total += x * x * w2[side * hidden + j]
+        out[i] = total
+
+
+@njit(parallel=True, cache=True)
+def _backward_kernel(w2, index, acc, d_out, g_w1, g_b1, g_w2):  # pragma: no cover - compiled
+    """The gradients of w1, b1 and w2 given the loss's by the outputs (d_out): positions are
+    split among the g_*.shape[0] threads, each adding into its own buffers (the caller sums
+    them); w1's gradient goes only to the rows of the inputs that were active."""
+    b, hidden = d_out.shape[0], g_b1.shape[1]
+    parts = g_w1.shape[0]
+    for t in prange(parts):
+        d = np.empty(hidden, dtype=acc.dtype)
+        for i in range(t * b // parts, (t + 1) * b // parts):
+            for side in range(2):
+                r = i + side * b
+                for j in range(hidden):
+                    x = acc[r, j]
+                    k = side * hidden + j
+                    # SCReLU: x^2 on (0, 1), its derivative 2x; 1 (flat) above, 0 below.
+                    if 0.0 < x < 1.0:
+                        d[j] = d_out[i] * w2[k] * 2 * x
+                        g_w2[t, k] += d_out[i] * x * x
+                    else:
+                        d[j] = 0.0
+                        if x >= 1.0:
+                            g_w2[t, k] += d_out[i]
+                    g_b1[t, j] += d[j]
+                for s in range(index.shape[1]):
+                    row = index[r, s]
+                    if row < g_w1.shape[1]:
+                        for j in range(hidden):
+                            g_w1[t, row, j] += d[j]
+
+
+def _sparse_forward(params: nn.Parameters, us: np.ndarray,
+                    them: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(index lists, accumulators (2b, H), outputs (b,) in units of OUTPUT_SCALE centipawns)."""
+    index = np.ascontiguousarray(np.concatenate([us, them]))
+    w1 = np.ascontiguousarray(params.w1)
+    dtype = w1.dtype
+    acc = np.empty((len(index), params.hidden), dtype=dtype)
+    out = np.empty(len(us), dtype=dtype)
+    _forward_kernel(w1, np.ascontiguousarray(params.b1, dtype=dtype),
+                    np.ascontiguousarray(params.w2, dtype=dtype), dtype.type(params.b2), index, acc, out)
+    return index, acc, out
 
 
 def accumulators(params: nn.Parameters, us: np.ndarray, them: np.ndarray) -> np.ndarray:
     """The accumulators (2b, H) of a batch: its `us` perspectives, then its `them` ones."""
-    index = np.ascontiguousarray(np.concatenate([us, them]))
-    w1 = np.ascontiguousarray(params.w1)
-    acc = np.empty((len(index), params.hidden), dtype=w1.dtype)
-    _accumulate(w1, np.ascontiguousarray(params.b1, dtype=w1.dtype), index, acc)
-    return acc
+    return _sparse_forward(params, us, them)[1]
 
 
 def _forward(params: nn.Parameters, acc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -335,7 +369,7 @@ def outputs(params: nn.Parameters, data: Positions, batch: int = 8192) -> np.nda
     out = np.empty(len(data), dtype=np.float32)
     for start in range(0, len(data), batch):
         end = start + batch
-        out[start:end] = _forward(params, accumulators(params, data.us[start:end], data.them[start:end]))[1]
+        out[start:end] = _sparse_forward(params, data.us[start:end], data.them[start:end])[2]
     return out
 
 
@@ -374,12 +408,20 @@ def gradients(params: nn.Parameters, x: np.ndarray, target: np.ndarray,
 def sparse_gradients(params: nn.Parameters, us: np.ndarray, them: np.ndarray, target: np.ndarray,
                      scale: float) -> tuple[float, dict[str, np.ndarray]]:
     """``gradients`` from the index lists: the first layer as sums of rows, and its gradient
-    added into the rows of the inputs that were active."""
-    acc = accumulators(params, us, them)
-    batch_loss, d_acc, grads = _backward(params, acc, target, scale)
-    w1_grad = np.zeros((nn.N_INPUTS, params.hidden), dtype=d_acc.dtype)
-    _scatter(np.ascontiguousarray(np.concatenate([us, them])), np.ascontiguousarray(d_acc), w1_grad)
-    return batch_loss, {"w1": w1_grad, **grads}
+    added into the rows of the inputs that were active (two numba kernels; no dense inputs)."""
+    index, acc, out = _sparse_forward(params, us, them)
+    b = len(target)
+    k = scale * nn.OUTPUT_SCALE / 400
+    p = sigmoid(k * out)
+    error = p - target
+    d_out = ((2 / b) * error * p * (1 - p) * k).astype(acc.dtype)
+    threads = numba.get_num_threads()
+    g_w1 = np.zeros((threads, nn.N_INPUTS, params.hidden), dtype=acc.dtype)
+    g_b1 = np.zeros((threads, params.hidden), dtype=acc.dtype)
+    g_w2 = np.zeros((threads, 2 * params.hidden), dtype=acc.dtype)
+    _backward_kernel(np.ascontiguousarray(params.w2, dtype=acc.dtype), index, acc, d_out, g_w1, g_b1, g_w2)
+    return float(np.mean(error ** 2)), {"w1": g_w1.sum(axis=0), "b1": g_b1.sum(axis=0),
+                                        "w2": g_w2.sum(axis=0), "b2": d_out.sum()}
 
 
 def mirror_files(inputs: np.ndarray, rows: np.ndarray) -> np.ndarray:
