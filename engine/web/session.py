@@ -362,6 +362,7 @@ class Session:
                 self.board.pop()
             self.evals = {ply: cp for ply, cp in self.evals.items()
                           if ply <= len(self.board.move_stack)}
+            self.lines = {}
             self.message = ""
             self._after_change()
 
@@ -444,8 +445,8 @@ class Session:
         self.game_token = object()
 
     def _after_change(self) -> None:
-        """Publish the new position and start the search it calls for (lock held)."""
-        self.lines = {}
+        """Publish the new position and start the search it calls for (lock held). The lines
+        of the last search stay on show until the next one starts."""
         over = self.board.is_game_over(claim_draw=True)
         if not over and not self.closed:
             if self.mode == "analyse":
@@ -458,6 +459,7 @@ class Session:
         self._stop_search()
         self.generation += 1
         self.thinking = kind
+        self.lines = {}
         if kind == "play":
             limit = chess.engine.Limit(time=self.settings.movetime)
             options, multipv = self.settings.options(), None

@@ -72,7 +72,7 @@ function connect() {
   events = new EventSource("/api/events?session=" + session);
   events.addEventListener("state", (e) => render(JSON.parse(e.data)));
   events.addEventListener("search", (e) => renderSearch(JSON.parse(e.data)));
-  events.addEventListener("tree", (e) => renderTree(JSON.parse(e.data)));
+  events.addEventListener("tree", (e) => onTreeEvent(JSON.parse(e.data)));
   events.onopen = () => { $("connection").textContent = "connected"; };
   events.onerror = () => { $("connection").textContent = "connection lost: is brudno serve running?"; };
 }
@@ -395,8 +395,14 @@ function drawGraph(evals) {
 }
 
 // ---- the pruning panel ----
+// The tree events of each job as last seen: the last may come before the answer to the request.
+const treeSeen = {};
+function onTreeEvent(job) {
+  treeSeen[job.id] = job;
+  if (job.id === treeJob) renderTree(job);
+}
+
 function renderTree(job) {
-  if (treeJob && job.id !== treeJob) return;
   const p = job.progress;
   const running = p.state === "running";
   $("tree-go").disabled = running;
@@ -443,20 +449,20 @@ function renderTree(job) {
     $("tree-picture").innerHTML = `<img alt="the three searches drawn" src="/tree/${session}/${job.id}.svg">`;
   }
   $("tree-picture").hidden = !job.has_picture;
-  if (job.has_tree) {
-    $("tree-frame").src = `/tree/${session}/${job.id}.html`;
-  }
+  const src = `/tree/${session}/${job.id}.html`;
+  if (job.has_tree && $("tree-frame").getAttribute("src") !== src) $("tree-frame").src = src;
   $("tree-frame").hidden = !job.has_tree;
 }
 
 async function startTree() {
+  treeJob = null;
   const data = await api("tree", {depth: Number($("tree-depth").value),
                                   search: $("tree-search").value});
   if (!data) return;
   treeJob = data.job.id;
   $("tree-picture").hidden = true;
   $("tree-frame").hidden = true;
-  renderTree(data.job);
+  renderTree(treeSeen[treeJob] || data.job);
 }
 
 // ---- wiring ----

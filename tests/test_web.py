@@ -1,0 +1,357 @@
+"""The page's server (`brudno serve`, engine/web/) through its HTTP endpoints: a game played
+against the real engine process, bad input refused with a message and nothing changed, each
+tab its own game, a closed stream stopping the search, the pruning panel's counts equal to
+scripts/alphabeta_table.py's, and Ctrl-C leaving no process behind."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import chess
+import pytest
+
+import alphabeta_table as table
+from engine.perft import KIWIPETE
+from engine.web.server import PageServer
+
+ROOT = Path(__file__).resolve().parents[1]
+# Ten queens: about 15 million leaves at depth 4, far beyond what the page computes.
+MOST_MOVES = "q2qk2q/q6q/8/8/8/8/Q6Q/Q2QK2Q w - - 0 1"
+BACK_RANK = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1"
+# Seconds an engine process may take to answer its first isready: it loads the numba kernels
+# from the cache in seconds, but compiles them first when the cache is cold or stale.
+ENGINE_START = 300
+
+
+class Client:
+    """JSON over HTTP to one server, as the page's script sends it."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+
+    def request(self, method: str, path: str, body: Any = None,
+                headers: dict[str, str] | None = None) -> tuple[int, Any]:
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        try:
+            data = body if isinstance(body, (bytes, type(None))) else json.dumps(body).encode()
+            connection.request(method, path, data, headers or {})
+            response = connection.getresponse()
+            raw = response.read()
+            kind = response.getheader("Content-Type", "")
+            return response.status, json.loads(raw) if "json" in kind else raw.decode()
+        finally:
+            connection.close()
+
+    def post(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+        return self.request("POST", path, body)
+
+    def session(self) -> str:
+        status, data = self.post("/api/session", {})
+        assert status == 200, data
+        return data["session"]
+
+    def state(self, session: str) -> dict[str, Any]:
+        status, data = self.request("GET", f"/api/state?session={session}")
+        assert status == 200, data
+        return data
+
+    def wait(self, session: str, test, timeout: float = 60.0, what: str = "") -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            state = self.state(session)
+            if test(state):
+                return state
+            time.sleep(0.1)
+        brief = {k: state[k] for k in ("fen", "moves", "status", "engine", "thinking")}
+        raise AssertionError(f"timed out waiting for {what}: {brief}")
+
+
+@pytest.fixture
+def server():
+    page = PageServer(0, max_sessions=2).start()
+    try:
+        yield page
+    finally:
+        page.stop()
+
+
+@pytest.fixture
+def client(server):
+    return Client(server.port)
+
+
+def replay(start_fen: str, sans: list[str], chess960: bool = False) -> chess.Board:
+    """The game the page shows, replayed by python-chess: raises on an illegal move."""
+    board = chess.Board(start_fen, chess960=chess960)
+    for san in sans:
+        board.push_san(san)
+    return board
+
+
+def test_a_game_played_through_the_endpoints(client, server):
+    s = client.session()
+    assert client.post("/api/settings", {"session": s, "settings": {"movetime": 0.2}})[0] == 200
+    status, data = client.post("/api/move", {"session": s, "from": "e2", "to": "e4"})
+    assert status == 200 and data["state"]["moves"] == ["e4"]
+    # The first engine start may compile the numba kernels (minutes on a loaded machine).
+    state = client.wait(s, lambda st: len(st["moves"]) == 2 and not st["thinking"],
+                        timeout=ENGINE_START, what="Brudno's first answer")
+    board = replay(state["start_fen"], state["moves"])
+    assert board.fen() == state["fen"]
+    # The search reported lines in SAN from the position it searched, starting with its move.
+    assert state["lines"] and state["lines"][0]["san"].startswith(f"1...{state['moves'][1]}")
+    assert 2 == len(state["evals"][0]) and state["evals"][0][0] == 1  # its score, at ply 1
+
+    # Knight out by clicking its squares (from, to), then take it back.
+    assert client.post("/api/move", {"session": s, "from": "g1", "to": "f3"})[0] == 200
+    client.wait(s, lambda st: len(st["moves"]) == 4 and not st["thinking"], what="answer 2")
+    status, data = client.post("/api/takeback", {"session": s})
+    assert status == 200 and data["state"]["moves"] == state["moves"]
+    assert data["state"]["fen"] == state["fen"]
+
+    status, pgn = client.request("GET", f"/api/pgn?session={s}")
+    assert status == 200 and pgn.startswith("[Event") and f"1. e4 {state['moves'][1]}" in pgn
+
+    # A new game as Black: Brudno moves first; then a Chess960 position by its number.
+    status, _ = client.post("/api/new", {"session": s, "side": "black"})
+    assert status == 200
+    state = client.wait(s, lambda st: len(st["moves"]) == 1, what="Brudno's first move")
+    assert state["human"] == "black" and state["orientation"] == "black"
+    replay(chess.STARTING_FEN, state["moves"])
+    status, data = client.post("/api/new", {"session": s, "side": "white", "chess960": True,
+                                            "position": 0})
+    assert status == 200 and data["state"]["chess960"]
+    assert data["state"]["fen"].startswith("bbqnnrkr/pppppppp/")  # Scharnagl's number 0
+
+
+def test_castling_is_made_by_the_kings_square_or_the_rooks(client):
+    s = client.session()
+    fen = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1"
+    assert client.post("/api/mode", {"session": s, "mode": "analyse"})[0] == 200
+    assert client.post("/api/fen", {"session": s, "fen": fen})[0] == 200
+    status, data = client.post("/api/move", {"session": s, "from": "e1", "to": "h1"})
+    assert status == 200 and data["state"]["moves"] == ["O-O"], data
+    status, data = client.post("/api/move", {"session": s, "from": "e8", "to": "c8"})
+    assert status == 200 and data["state"]["moves"] == ["O-O", "O-O-O"], data
+    # A promotion needs its piece; with it, the move is made.
+    promote = "8/P6k/8/8/8/8/8/K7 w - - 0 1"
+    assert client.post("/api/fen", {"session": s, "fen": promote})[0] == 200
+    state = client.state(s)
+    assert state["promotions"] == ["a7a8"]
+    status, data = client.post("/api/move", {"session": s, "from": "a7", "to": "a8"})
+    assert status == 400 and "promote" in data["error"]
+    status, data = client.post("/api/move", {"session": s, "from": "a7", "to": "a8",
+                                             "promotion": "n"})
+    assert status == 200 and data["state"]["moves"] == ["a8=N"]
+    client.post("/api/mode", {"session": s, "mode": "play"})
+
+
+@pytest.mark.parametrize("path, body, message", [
+    ("/api/move", {"from": "e2", "to": "e5"}, "illegal move e2-e5"),
+    ("/api/move", {"from": "e7", "to": "e5"}, "illegal move"),
+    ("/api/move", {"from": "z9", "to": "e4"}, "not a square"),
+    ("/api/fen", {"fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP w KQkq - 0 1"}, "malformed FEN"),
+    ("/api/fen", {"fen": "8/8/8/8/8/8/8/K7 w - - 0 1"}, "not a legal position"),
+    ("/api/fen", {"fen": ""}, "give a FEN"),
+    ("/api/settings", {"settings": {"elo": 5000}}, "UCI_Elo must be between 1000 and 1841"),
+    ("/api/settings", {"settings": {"movetime": "soon"}}, "time per move"),
+    ("/api/settings", {"settings": {"hash": 1}}, "no such setting"),
+    ("/api/new", {"side": "green"}, "side must be"),
+    ("/api/new", {"chess960": True, "position": 960}, "between 0 and 959"),
+    ("/api/mode", {"mode": "blitz"}, "mode must be"),
+    ("/api/tree", {"depth": 5}, "depth 5 is out of range"),
+    ("/api/tree", {"depth": 2, "search": "sideways"}, "unknown search"),
+    ("/api/takeback", {}, "nothing to take back"),
+])
+def test_bad_input_gets_a_message_and_changes_nothing(client, path, body, message):
+    s = client.session()
+    before = client.state(s)
+    status, data = client.post(path, {"session": s, **body})
+    assert status == 400, data
+    assert message in data["error"]
+    after = client.state(s)
+    assert (after["fen"], after["moves"], after["settings"], after["mode"]) == \
+        (before["fen"], before["moves"], before["settings"], before["mode"])
+
+
+def test_a_tree_too_large_is_refused_before_it_runs(client):
+    s = client.session()
+    assert client.post("/api/fen", {"session": s, "fen": MOST_MOVES})[0] == 200
+    status, data = client.post("/api/tree", {"session": s, "depth": 4})
+    assert status == 400 and data["error"].startswith("too large"), data
+    assert client.state(s)["fen"] == MOST_MOVES
+
+
+def test_requests_the_server_does_not_take(client, server):
+    assert client.request("POST", "/api/move", {"session": "nope", "from": "e2", "to": "e4"})[0] \
+        == 404
+    s = client.session()
+    status, data = client.request("POST", "/api/move", b"{not json", {"Content-Type": "x"})
+    assert status == 400 and "not JSON" in data["error"]
+    # A page elsewhere that renames itself to this address is not answered.
+    status, data = client.request("GET", f"/api/state?session={s}",
+                                  headers={"Host": f"evil.example:{server.port}"})
+    assert status == 403
+    assert client.request("GET", "/static/../session.py")[0] == 404
+    status, page = client.request("GET", "/")
+    assert status == 200 and "<title>Brudno</title>" in page
+    assert client.request("GET", "/static/app.js")[0] == 200
+
+
+def test_each_tab_has_its_own_game_and_one_too_many_is_refused(client):
+    first, second = client.session(), client.session()
+    assert client.post("/api/mode", {"session": first, "mode": "analyse"})[0] == 200
+    assert client.post("/api/move", {"session": first, "from": "d2", "to": "d4"})[0] == 200
+    assert client.state(second)["moves"] == []
+    status, data = client.post("/api/session", {})
+    assert status == 503 and "games are open already" in data["error"]
+    # Closing one tab's game makes room.
+    assert client.post("/api/close", {"session": second})[0] == 200
+    assert client.post("/api/session", {})[0] == 200
+
+
+def events(port: int, session: str) -> http.client.HTTPResponse:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection.request("GET", f"/api/events?session={session}")
+    response = connection.getresponse()
+    assert response.status == 200
+    assert response.getheader("Content-Type") == "text/event-stream"
+    return response
+
+
+def test_the_stream_carries_the_live_search_and_closing_it_stops_the_search(client, server):
+    s = client.session()
+    stream = events(server.port, s)
+    assert client.post("/api/mode", {"session": s, "mode": "analyse"})[0] == 200
+    seen: dict[str, Any] = {}
+    deadline = time.monotonic() + ENGINE_START
+    while "search" not in seen and time.monotonic() < deadline:
+        line = stream.readline().decode()
+        if line.startswith("event: "):
+            name = line.split()[1]
+            data = json.loads(stream.readline().decode()[len("data: "):])
+            if name == "search" and data["lines"]:
+                seen[name] = data
+    line = seen["search"]["lines"][0]
+    assert line["san"] and line["depth"] >= 1 and line["nodes"] > 0 and len(line["wdl"]) == 3
+    assert client.state(s)["thinking"] == "analyse"
+    stream.close()  # the tab is closed
+    client.wait(s, lambda st: st["thinking"] is None, timeout=15, what="the search to stop")
+
+
+def wait_for_job(client: Client, session: str, server: PageServer, job_id: str,
+                 timeout: float = 60.0):
+    job = server.sessions.get(session).tree_jobs[job_id]
+    job.thread.join(timeout)
+    assert job.progress.state == "done", job.progress
+    return job
+
+
+@pytest.mark.parametrize("fen, depth", [(chess.STARTING_FEN, 2), (BACK_RANK, 3),
+                                        (KIWIPETE, 2)])
+def test_the_trees_counts_equal_the_alphabeta_tables(client, server, fen, depth):
+    s = client.session()
+    assert client.post("/api/fen", {"session": s, "fen": fen})[0] == 200
+    status, data = client.post("/api/tree", {"session": s, "depth": depth})
+    assert status == 200, data
+    job = wait_for_job(client, s, server, data["job"]["id"])
+    expected = table.compare(chess.Board(fen), depth, brudno=False)[:3]
+    got = job.summary()["rows"]
+    assert [r["algorithm"] for r in got] == [r.algorithm for r in expected]
+    for mine, theirs in zip(got, expected):
+        assert (mine["evaluations"], mine["cutoffs"], mine["nodes"], mine["value"],
+                mine["best_move"]) == (theirs.evaluations, theirs.cutoffs, theirs.nodes,
+                                       theirs.value, theirs.best_move)
+        assert mine["cut_share"] == pytest.approx(theirs.cut_share)
+    # The drawn tree is the ordered row's search, node for node.
+    status, html = client.request("GET", f"/tree/{s}/{job.id}.html")
+    assert status == 200
+    counts = dict(re.findall(r'data-(nodes|evaluations|cutoffs)="(\d+)"', html)[:3])
+    ordered = expected[2]
+    assert counts == {"nodes": str(ordered.nodes), "evaluations": str(ordered.evaluations),
+                      "cutoffs": str(ordered.cutoffs)}
+    assert len(re.findall(r'class="cutmark">[αβ]-cutoff', html)) == ordered.cutoffs
+
+
+def test_a_small_tree_is_also_drawn_as_the_docs_picture(client, server):
+    s = client.session()
+    # Few moves: the whole depth-2 tree fits the picture (and the mate is above its horizon).
+    assert client.post("/api/fen", {"session": s, "fen": "7k/8/6K1/8/8/8/8/R7 w - - 0 1"})[0] \
+        == 200
+    status, data = client.post("/api/tree", {"session": s, "depth": 2, "search": "plain"})
+    assert status == 200
+    job = wait_for_job(client, s, server, data["job"]["id"])
+    status, svg = client.request("GET", f"/tree/{s}/{job.id}.svg")
+    assert status == 200 and svg.startswith("<svg")
+    assert svg.count('class="panel"') == 3
+    # Ra8# is found by all three searches.
+    assert all(row["best_san"] == "Ra8#" for row in job.summary()["rows"])
+
+
+def test_a_large_tree_reports_progress_and_can_be_cancelled(client, server):
+    s = client.session()
+    client.post("/api/fen", {"session": s, "fen": KIWIPETE})
+    status, data = client.post("/api/tree", {"session": s, "depth": 4})
+    assert status == 200, data
+    job = server.sessions.get(s).tree_jobs[data["job"]["id"]]
+    deadline = time.monotonic() + 30
+    while job.progress.positions < 2000 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert job.progress.state == "running" and job.progress.search == "Minimax"
+    assert job.progress.root_total == 48
+    status, data = client.post("/api/tree", {"session": s, "depth": 1})
+    assert status == 400 and "cancel it first" in data["error"]
+    assert client.post("/api/tree/cancel", {"session": s}) == (200, {"cancelled": True})
+    job.thread.join(10)
+    assert job.progress.state == "cancelled"
+    assert client.post("/api/tree", {"session": s, "depth": 1})[0] == 200
+
+
+def child_pids(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (Linux /proc)."""
+    children = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                children.append(int(entry.name))
+    return children
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs Linux /proc to find the engine")
+def test_ctrl_c_stops_the_server_and_its_engines():
+    process = subprocess.Popen([sys.executable, "-m", "engine", "serve", "--no-browser"],
+                               cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        line = process.stdout.readline()
+        match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert match, line
+        client = Client(int(match.group(1)))
+        s = client.session()
+        client.post("/api/mode", {"session": s, "mode": "analyse"})
+        client.wait(s, lambda st: st["engine"] == "ready", timeout=ENGINE_START,
+                    what="the engine")
+        engines = child_pids(process.pid)
+        assert len(engines) == 1
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=20) == 0
+        time.sleep(0.5)
+        for pid in engines:
+            assert not Path(f"/proc/{pid}").exists(), f"engine process {pid} left behind"
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        process.stdout.close()

@@ -1,0 +1,242 @@
+"""The page in a real browser: Debian's headless Chromium, driven as a user would drive it.
+
+The test speaks the DevTools protocol to Chromium over a pipe (`--remote-debugging-pipe`, JSON
+messages ended by a NUL byte on file descriptors 3 and 4), so it needs nothing beyond the
+standard library. It drags a pawn on the board with mouse events, waits for Brudno's answer
+(a legal move, with its live line shown), and runs the pruning panel (its tree is drawn, with
+the counts of its row). Skipped, saying so, where Chromium is not installed.
+
+`BRUDNO_SCREENSHOTS=docs .venv/bin/python -m pytest tests/test_web_browser.py` also writes the
+screenshots of the three views (docs/page-play.png, page-think.png, page-pruning.png).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import select
+import shutil
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import chess
+import pytest
+
+from engine.web.server import PageServer
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (Debian: "
+                                "apt-get install chromium): the page is not tried in a browser")
+WIDTH, HEIGHT = 1400, 1000
+
+
+class Chromium:
+    """A headless Chromium and one page in it, over the DevTools pipe."""
+
+    def __init__(self, profile: Path) -> None:
+        to_chrome_r, self._to_chrome = os.pipe()
+        self._from_chrome, from_chrome_w = os.pipe()
+
+        def pipes_at_3_and_4() -> None:  # where --remote-debugging-pipe looks for them
+            os.dup2(to_chrome_r, 3)
+            os.dup2(from_chrome_w, 4)
+
+        self.process = subprocess.Popen(
+            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+             "--remote-debugging-pipe", f"--user-data-dir={profile}",
+             f"--window-size={WIDTH},{HEIGHT}", "about:blank"],
+            preexec_fn=pipes_at_3_and_4, close_fds=False, stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        os.close(to_chrome_r)
+        os.close(from_chrome_w)
+        self._buffer = b""
+        self._id = 0
+        self.session: str | None = None
+
+    def send(self, method: str, params: dict[str, Any] | None = None,
+             timeout: float = 30.0) -> dict[str, Any]:
+        self._id += 1
+        message: dict[str, Any] = {"id": self._id, "method": method, "params": params or {}}
+        if self.session and not method.startswith("Target."):
+            message["sessionId"] = self.session
+        os.write(self._to_chrome, json.dumps(message).encode() + b"\0")
+        deadline = time.monotonic() + timeout
+        while True:
+            reply = self._read(deadline)
+            if reply.get("id") == self._id:
+                if "error" in reply:
+                    raise RuntimeError(f"{method}: {reply['error']}")
+                return reply.get("result", {})
+
+    def _read(self, deadline: float) -> dict[str, Any]:
+        while b"\0" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self._from_chrome], [], [], left)[0]:
+                raise TimeoutError("Chromium did not answer")
+            chunk = os.read(self._from_chrome, 1 << 16)
+            if not chunk:
+                raise RuntimeError("Chromium closed the pipe")
+            self._buffer += chunk
+        message, self._buffer = self._buffer.split(b"\0", 1)
+        return json.loads(message)
+
+    def open(self, url: str) -> None:
+        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        self.session = self.send("Target.attachToTarget",
+                                 {"targetId": target, "flatten": True})["sessionId"]
+        self.send("Page.enable")
+        self.send("Emulation.setDeviceMetricsOverride",
+                  {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": False})
+        self.send("Page.navigate", {"url": url})
+
+    def js(self, expression: str) -> Any:
+        result = self.send("Runtime.evaluate", {"expression": expression,
+                                                "returnByValue": True, "awaitPromise": True})
+        if "exceptionDetails" in result:
+            raise RuntimeError(f"{expression}: {result['exceptionDetails']}")
+        return result["result"].get("value")
+
+    def wait_for(self, expression: str, timeout: float = 60.0, what: str = "") -> Any:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                value = self.js(expression)
+            except RuntimeError:
+                value = None
+            if value:
+                return value
+            time.sleep(0.2)
+        raise AssertionError(f"timed out waiting for {what or expression}")
+
+    def mouse(self, kind: str, x: float, y: float) -> None:
+        self.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left",
+                                               "buttons": 0 if kind == "mouseReleased" else 1,
+                                               "clickCount": 1})
+
+    def screenshot(self, path: Path) -> None:
+        data = self.send("Page.captureScreenshot", {"format": "png"})["data"]
+        path.write_bytes(base64.b64decode(data))
+
+    def close(self) -> None:
+        try:
+            self.send("Browser.close", timeout=5)
+        except (RuntimeError, TimeoutError, OSError):
+            pass
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, 9)
+            self.process.wait()
+        os.close(self._to_chrome)
+        os.close(self._from_chrome)
+
+
+@pytest.fixture
+def page(tmp_path):
+    server = PageServer(0).start()
+    browser = Chromium(tmp_path / "profile")
+    try:
+        browser.open(server.url)
+        yield server, browser
+    finally:
+        browser.close()
+        server.stop()
+
+
+def square_centre(browser: Chromium, square: str) -> tuple[float, float]:
+    """Where `square` is on the screen, from the board's SVG as drawn."""
+    return tuple(browser.js(f"""(() => {{
+        const [x, y] = corner("{square}");
+        const svg = boardSvg(), p = svg.createSVGPoint();
+        p.x = x + SQUARE / 2; p.y = y + SQUARE / 2;
+        const s = p.matrixTransform(svg.getScreenCTM());
+        return [s.x, s.y];
+    }})()"""))
+
+
+def drag(browser: Chromium, frm: str, to: str) -> None:
+    (x1, y1), (x2, y2) = square_centre(browser, frm), square_centre(browser, to)
+    browser.mouse("mousePressed", x1, y1)
+    for step in range(1, 6):
+        browser.mouse("mouseMoved", x1 + (x2 - x1) * step / 5, y1 + (y2 - y1) * step / 5)
+    browser.mouse("mouseReleased", x2, y2)
+
+
+def click(browser: Chromium, selector: str) -> None:
+    x, y = browser.js(f"""(() => {{ const r = document.querySelector("{selector}")
+        .getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }})()""")
+    browser.mouse("mousePressed", x, y)
+    browser.mouse("mouseReleased", x, y)
+
+
+def test_a_move_on_the_board_is_answered_and_the_tree_is_drawn(page):
+    server, browser = page
+    shots = os.environ.get("BRUDNO_SCREENSHOTS")
+    browser.wait_for("!!document.querySelector('#board svg') && state && state.fen",
+                     what="the board")
+    # A short time per move, typed as a user would (the input's change event).
+    browser.js("(() => { const m = document.getElementById('movetime'); m.value = '0.5'; "
+               "m.dispatchEvent(new Event('change')); })()")
+    browser.wait_for("state.settings.movetime === 0.5", what="the setting")
+
+    # An illegal drag changes nothing and says why.
+    drag(browser, "e2", "e5")
+    browser.wait_for("!document.getElementById('message').hidden", what="the refusal")
+    assert browser.js("state.moves.length") == 0
+
+    drag(browser, "e2", "e4")
+    browser.wait_for("state.moves.length === 2", timeout=90, what="Brudno's answer")
+    sans = browser.js("state.moves")
+    board = chess.Board()
+    for san in sans:
+        board.push_san(san)  # raises if the page shows an illegal move
+    assert sans[0] == "e4"
+    assert board.fen() == browser.js("state.fen")
+    # The live line that was shown is the one Brudno played: it starts with its answer.
+    pv = browser.wait_for("document.getElementById('live-pv').textContent", what="a live line")
+    assert pv.split()[0] == f"1...{sans[1]}", pv
+    assert browser.js("document.querySelectorAll('#lines tbody tr').length") >= 1
+    assert browser.js("document.getElementById('live-depth').textContent").startswith("depth ")
+    if shots:
+        browser.screenshot(Path(shots) / "page-play.png")
+
+    # Analyse mode: several live lines (MultiPV), a score on the graph.
+    click(browser, "#tab-think")
+    click(browser, "#mode-analyse")
+    browser.wait_for("document.querySelectorAll('#lines tbody tr').length >= 2 && "
+                     "state.mode === 'analyse' && lines[0].depth >= 6", timeout=60,
+                     what="analysis lines")
+    browser.wait_for("document.querySelectorAll('#graph circle').length >= 1",
+                     what="the graph")
+    if shots:
+        time.sleep(2)
+        browser.screenshot(Path(shots) / "page-think.png")
+    click(browser, "#mode-play")
+    browser.wait_for("state.mode === 'play' && !state.thinking", what="play mode")
+
+    # The pruning panel: depth 2 of the position on the board.
+    click(browser, "#tab-pruning")
+    browser.js("document.getElementById('tree-depth').value = '2'")
+    click(browser, "#tree-go")
+    browser.wait_for("!document.getElementById('tree-frame').hidden && "
+                     "!!document.getElementById('tree-frame').contentDocument"
+                     ".getElementById('counts')", timeout=90, what="the tree")
+    counts = browser.js("({...document.getElementById('tree-frame').contentDocument"
+                        ".getElementById('counts').dataset})")
+    row = browser.js("({...document.querySelector('#tree-rows tr[data-algorithm="
+                     "\"AlphaBeta with move ordering\"]').dataset})")
+    assert counts["algorithm"] == "AlphaBeta with move ordering"
+    assert counts["fen"] == board.fen()
+    assert (counts["evaluations"], counts["cutoffs"]) == (row["evaluations"], row["cutoffs"])
+    assert int(counts["cutoffs"]) > 0
+    marks = browser.js("document.getElementById('tree-frame').contentDocument"
+                       ".querySelectorAll('ul.tree .cutmark').length")
+    assert marks == int(counts["cutoffs"])
+    if shots:
+        browser.js("document.getElementById('tree-frame').contentWindow.fold(false)")
+        browser.js("document.getElementById('tree-frame').contentWindow.showPv()")
+        time.sleep(0.5)
+        browser.screenshot(Path(shots) / "page-pruning.png")
