@@ -33,6 +33,10 @@ from engine.evaluate import _evaluate_kernel
 from engine.movegen import (_capture_kernel_impl, _kind, _legal_kernel_impl, _quiet_kernel_impl,
                             castling_kernel, evasion_kernel, promotion_kernel)
 from engine.movepick import _by_history_impl, _reward_impl
+from engine.params import (CHESS960, DELTA, FUTILITY, LATE_MOVES, NETWORK, NETWORK_B2,
+                           NULL_MOVE_DEPTH_SLOT, RAZOR, RECAPTURES_AFTER, REVERSE_FUTILITY,
+                           REVERSE_FUTILITY_DEPTH_SLOT, SEE, SEE_DEPTH, TABLEBASE_MEN,
+                           late_move_reduction, null_move_reduction)
 from engine.score import MATE, MATE_BOUND, MAX_PLY, PIECE_VALUE, TB_WIN_THRESHOLD
 from engine.see import _see_kernel
 from engine.tt import EXACT, LOWER, UPPER, score_from_tt, score_to_tt
@@ -47,12 +51,6 @@ NO_BUDGET = 1 << 62  # the budget of a search without a node limit
 # The counters a call fills in, by index of its `counts` array.
 NODES, EVALUATIONS, CUTOFFS, SELDEPTH, UNDO_LENGTH, ORDERING_UNDO_LENGTH = 0, 1, 2, 3, 4, 5
 COUNTS = 6
-# The pruning constants of engine/search.py the kernel uses, by index of its `params` array:
-# RAZOR and FUTILITY hold the margins of depths 1 and 2, LATE_MOVES the counts of depths 1 to 3.
-(RECAPTURES_AFTER, DELTA, RAZOR, _, REVERSE_FUTILITY, REVERSE_FUTILITY_DEPTH, FUTILITY, _,
- LATE_MOVES, _, _, SEE, SEE_DEPTH, NULL_MOVE_DEPTH, TABLEBASE_MEN, CHESS960, NETWORK,
- NETWORK_B2) = range(18)
-PARAMS = 18
 INFINITY = MATE + 1
 # The table words a call overwrote, three uint64 per store (slot, both old words), put back if it
 # gives up; a tree that would store more gives up when the record is full.
@@ -384,6 +382,7 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
     no_square = ep_square - ep_square - 1
     not_probed = probed != probed
     not_check = in_check != in_check
+    not_pv = probed != probed  # the kernel's nodes are never principal-variation nodes
     horizon = depth - depth
     promoting = pawns & ours & SEVENTH_RANK[1 if white_to_move else 0]
     chess960 = params[CHESS960] != 0
@@ -453,12 +452,12 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
                                      stop_at, undo, ordering_undo)
                     if result <= alpha:  # GAVE_UP and OUT_OF_NODES too
                         return result
-                if (depth <= params[REVERSE_FUTILITY_DEPTH]
+                if (depth <= params[REVERSE_FUTILITY_DEPTH_SLOT]
                         and static_eval - params[REVERSE_FUTILITY] * depth >= beta):
                     return static_eval
-                if (can_null and depth >= params[NULL_MOVE_DEPTH] and static_eval >= beta
+                if (can_null and depth >= params[NULL_MOVE_DEPTH_SLOT] and static_eval >= beta
                         and ours & ~(pawns | kings)):
-                    reduction = 3 + depth // 4 + min(3, (static_eval - beta) // 200)
+                    reduction = null_move_reduction(depth, static_eval, beta)
                     null_key, _ = _key_kernel(pawns, knights, bishops, rooks, queens, kings, white,
                                               castling, not white_to_move, no_square)
                     # A repetition cannot reach back past a null move: the child's path starts
@@ -519,9 +518,8 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
                                       target, white_to_move) < -params[SEE] * depth):
                     continue  # SEE pruning
             child_beta = -beta if moves_searched == 0 else -alpha - 1
-            reduction = 0
-            if depth >= 3 and moves_searched >= 3 and is_quiet and not in_check and not gives_check:
-                reduction = max(0, min(reductions[depth, min(moves_searched, 63)], depth - 2))
+            reduction = late_move_reduction(reductions, depth, moves_searched, is_quiet, in_check,
+                                            gives_check, not_pv)
             path[last + 1] = child_key
             _to_child(params, network, acc, ply, pawns, knights, bishops, rooks, queens, kings,
                       white, p, n, b, r, q, k, child_white)

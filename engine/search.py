@@ -8,7 +8,6 @@ The search reports through a callback and knows nothing of UCI.
 
 from __future__ import annotations
 
-import math
 import threading
 import time
 from dataclasses import dataclass, field
@@ -18,11 +17,15 @@ import chess
 import numpy as np
 
 from engine import evaluate as classical
-from engine import scout
+from engine import params, scout
 from engine.endgame import with_endgame_knowledge
 from engine.evaluate import evaluate
 from engine.makemove import push
 from engine.network import NetworkEvaluation
+from engine.params import (DELTA_MARGIN, FUTILITY_MARGIN, KERNEL_PARAMS, LATE_MOVE_COUNT, MAX_DEPTH,
+                           NULL_MOVE_DEPTH, QUIESCENCE_DEPTH, RAZOR_MARGIN, RECAPTURES_ONLY_AFTER,
+                           REDUCTIONS, REVERSE_FUTILITY_DEPTH, REVERSE_FUTILITY_MARGIN,
+                           SEE_MARGIN, SEE_PRUNE_DEPTH, late_move_reduction, null_move_reduction)
 from engine.movepick import OrderingTables, QuietCheckTest, captures, is_quiet_move, ordered_moves
 from engine.score import MATE, MATE_BOUND, MAX_PLY, TB_WIN_THRESHOLD
 from engine.see import see
@@ -32,46 +35,12 @@ from engine.tt import EXACT, LOWER, UPPER, TranspositionTable, score_from_tt, sc
 from engine.zobrist import key_and_check, position_key
 
 INFINITY = MATE + 1
-MAX_DEPTH = 100
 ASPIRATION_WINDOW = 30
 CHECK_EVERY = 64  # nodes between looks at the clock and the stop flag (a few ms)
 
-# Pruning margins (centipawns), each used in one named place in pvs()/quiescence().
-REVERSE_FUTILITY_MARGIN = 90  # per ply of remaining depth
-REVERSE_FUTILITY_DEPTH = 6  # the deepest node it applies to
-FUTILITY_MARGIN = (0, 160, 320)  # by remaining depth
-DELTA_MARGIN = 200
-LATE_MOVE_COUNT = (0, 6, 10, 16)  # by remaining depth: quiet moves searched before pruning the rest
-RECAPTURES_ONLY_AFTER = 4  # quiescence plies after which only recaptures are searched
-QUIESCENCE_DEPTH = 0  # the depth of quiescence results in the TT: below every real search
-SEE_PRUNE_DEPTH = 3  # captures losing more than SEE_MARGIN per ply of depth are pruned up to here
-SEE_MARGIN = 100
-RAZOR_MARGIN = (0, 300, 550)  # by remaining depth: below alpha by this, ask quiescence first
-NULL_MOVE_DEPTH = 2  # the least remaining depth at which a null move is tried
-
-# Late-move reductions, by remaining depth and by the number of moves searched before this one.
-LMR_TABLE = [[0] * 64 for _ in range(MAX_DEPTH + 2)]
-for _d in range(1, MAX_DEPTH + 2):
-    for _m in range(1, 64):
-        LMR_TABLE[_d][_m] = int(0.75 + math.log(_d) * math.log(_m) / 1.9)
-
-# The constants above that the scout kernel uses (engine/scout.py: the non-PV nodes in numba).
-KERNEL_PARAMS = np.zeros(scout.PARAMS, dtype=np.int64)
-KERNEL_PARAMS[scout.RECAPTURES_AFTER] = RECAPTURES_ONLY_AFTER
-KERNEL_PARAMS[scout.DELTA] = DELTA_MARGIN
-KERNEL_PARAMS[scout.RAZOR:scout.RAZOR + 2] = RAZOR_MARGIN[1:]
-KERNEL_PARAMS[scout.REVERSE_FUTILITY] = REVERSE_FUTILITY_MARGIN
-KERNEL_PARAMS[scout.REVERSE_FUTILITY_DEPTH] = REVERSE_FUTILITY_DEPTH
-KERNEL_PARAMS[scout.FUTILITY:scout.FUTILITY + 2] = FUTILITY_MARGIN[1:]
-KERNEL_PARAMS[scout.LATE_MOVES:scout.LATE_MOVES + 3] = LATE_MOVE_COUNT[1:]
-KERNEL_PARAMS[scout.SEE] = SEE_MARGIN
-KERNEL_PARAMS[scout.SEE_DEPTH] = SEE_PRUNE_DEPTH
-KERNEL_PARAMS[scout.NULL_MOVE_DEPTH] = NULL_MOVE_DEPTH
-KERNEL_REDUCTIONS = np.array(LMR_TABLE, dtype=np.int64)
 # The network arrays the kernel takes while it evaluates classically (it reads none of them).
 NO_NETWORK = (np.zeros((768, 1), dtype=np.int16), np.zeros(1, dtype=np.int16),
               np.zeros(2, dtype=np.int16))
-assert len(RAZOR_MARGIN) == len(FUTILITY_MARGIN) == 3 and len(LATE_MOVE_COUNT) == 4  # the kernel's slots
 
 
 def helper_skips_depth(index: int, depth: int, root_ply: int) -> bool:
@@ -278,12 +247,12 @@ class Search:
         self.kernel_path = np.zeros(MAX_PLY + 256, dtype=np.uint64)  # keys: see _run_kernel
         self.kernel_params = KERNEL_PARAMS.copy()
         # The kernel hands to this search the nodes where a tablebase probe would happen.
-        self.kernel_params[scout.TABLEBASE_MEN] = 0 if self.tablebases is None else self.tablebases.limit
-        self.kernel_params[scout.CHESS960] = board.chess960
+        self.kernel_params[params.TABLEBASE_MEN] = 0 if self.tablebases is None else self.tablebases.limit
+        self.kernel_params[params.CHESS960] = board.chess960
         # The evaluation in the kernel: the network's weights and its first layers by ply, or none.
         network = self.evaluate.network if isinstance(self.evaluate, NetworkEvaluation) else None
-        self.kernel_params[scout.NETWORK] = network is not None
-        self.kernel_params[scout.NETWORK_B2] = 0 if network is None else network.b2
+        self.kernel_params[params.NETWORK] = network is not None
+        self.kernel_params[params.NETWORK_B2] = 0 if network is None else network.b2
         self.kernel_network = NO_NETWORK if network is None else (network.w1, network.b1, network.w2)
         self.kernel_accumulators = np.zeros((MAX_PLY + 1, 2, self.kernel_network[1].shape[0]),
                                             dtype=np.int32)
@@ -452,7 +421,7 @@ class Search:
             # Null move: if passing still fails high, a real move will too (unsafe in zugzwang,
             # hence never with only pawns left, never twice in a row).
             if can_null and depth >= NULL_MOVE_DEPTH and static_eval >= beta and self._has_pieces(board.turn):
-                reduction = 3 + depth // 4 + min(3, (static_eval - beta) // 200)
+                reduction = null_move_reduction(depth, static_eval, beta)
                 self._make_null()
                 score = -self.pvs(depth - 1 - reduction, -beta, -beta + 1, ply + 1, False, False)
                 self._unmake()
@@ -501,10 +470,8 @@ class Search:
             if moves_searched == 0:
                 score = -self.pvs(depth - 1, -beta, -alpha, ply + 1, is_pv, True)
             else:
-                reduction = 0
-                if depth >= 3 and moves_searched >= 3 and is_quiet and not in_check and not gives_check:
-                    reduction = LMR_TABLE[depth][min(moves_searched, 63)] - is_pv
-                    reduction = max(0, min(reduction, depth - 2))
+                reduction = late_move_reduction(REDUCTIONS, depth, moves_searched, is_quiet,
+                                                in_check, gives_check, is_pv)
                 score = -self.pvs(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, False, True)
                 if reduction and score > alpha:
                     score = -self.pvs(depth - 1, -alpha - 1, -alpha, ply + 1, False, True)
@@ -662,7 +629,7 @@ class Search:
             board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
             board.occupied_co[chess.WHITE], board.castling_rights, board.turn, self.keys[-1], True,
             False, ep_square, board.halfmove_clock, depth, alpha, beta, ply, qply, last_target, path,
-            last, 2 * self.root_depth, can_null, self.kernel_params, KERNEL_REDUCTIONS, hash_code,
+            last, 2 * self.root_depth, can_null, self.kernel_params, REDUCTIONS, hash_code,
             history_black, history_white, tables.killers, tt.table, tt.entries, tt.generation,
             classical.WEIGHTS, self.kernel_network, self.kernel_accumulators, counts, budget,
             self.stop_event.word, self.stop_event.at, self.kernel_undo, self.kernel_ordering_undo)

@@ -6,8 +6,9 @@ import chess
 
 from engine.evaluate import evaluate
 from engine.score import MATE_BOUND
-from engine.search import (FUTILITY_MARGIN, LATE_MOVE_COUNT, NULL_MOVE_DEPTH, RAZOR_MARGIN,
-                           REVERSE_FUTILITY_MARGIN, Search)
+from engine.params import (FUTILITY_MARGIN, LATE_MOVE_COUNT, NULL_MOVE_DEPTH, RAZOR_MARGIN,
+                           REVERSE_FUTILITY_MARGIN)
+from engine.search import Search
 from engine.timeman import Limits
 from engine.tt import UPPER, TranspositionTable, score_from_tt
 

@@ -16,7 +16,8 @@ from engine import scout as compiled
 from engine.bench import POSITIONS
 from engine.evaluate import evaluate
 from engine.tablebase import Tablebases
-from engine.search import INFINITY, RECAPTURES_ONLY_AFTER, Search, SearchAborted, SearchResult
+from engine.params import RECAPTURES_ONLY_AFTER
+from engine.search import INFINITY, Search, SearchAborted, SearchResult
 from engine.timeman import Limits
 from engine.tt import TranspositionTable
 from paths import DATA

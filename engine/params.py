@@ -1,0 +1,70 @@
+"""The search's parameters and reduction rules, declared once for the Python search and the kernel.
+
+The margins and counts below are read by name in engine/search.py and, through the `KERNEL_PARAMS`
+array (numba freezes module globals when it compiles, so the kernel takes them as an argument), by
+slot in engine/scout.py. The reductions that are formulas are numba functions that both call.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+MAX_DEPTH = 100
+
+# Pruning margins (centipawns) and counts, each used in one named step of a node.
+REVERSE_FUTILITY_MARGIN = 90  # per ply of remaining depth
+REVERSE_FUTILITY_DEPTH = 6  # the deepest node it applies to
+FUTILITY_MARGIN = (0, 160, 320)  # by remaining depth
+DELTA_MARGIN = 200
+LATE_MOVE_COUNT = (0, 6, 10, 16)  # by remaining depth: quiet moves searched before pruning the rest
+RECAPTURES_ONLY_AFTER = 4  # quiescence plies after which only recaptures are searched
+QUIESCENCE_DEPTH = 0  # the depth of quiescence results in the TT: below every real search
+SEE_PRUNE_DEPTH = 3  # captures losing more than SEE_MARGIN per ply of depth are pruned up to here
+SEE_MARGIN = 100
+RAZOR_MARGIN = (0, 300, 550)  # by remaining depth: below alpha by this, ask quiescence first
+NULL_MOVE_DEPTH = 2  # the least remaining depth at which a null move is tried
+
+# Late-move reductions, by remaining depth and by the number of moves searched before this one.
+REDUCTIONS = np.zeros((MAX_DEPTH + 2, 64), dtype=np.int64)
+for _d in range(1, MAX_DEPTH + 2):
+    for _m in range(1, 64):
+        REDUCTIONS[_d, _m] = int(0.75 + math.log(_d) * math.log(_m) / 1.9)
+
+# The kernel's `params` slots: RAZOR and FUTILITY hold the margins of depths 1 and 2, LATE_MOVES
+# the counts of depths 1 to 3; the last four are set for each search (engine/search.py prepare).
+(RECAPTURES_AFTER, DELTA, RAZOR, _, REVERSE_FUTILITY, REVERSE_FUTILITY_DEPTH_SLOT, FUTILITY, _,
+ LATE_MOVES, _, _, SEE, SEE_DEPTH, NULL_MOVE_DEPTH_SLOT, TABLEBASE_MEN, CHESS960, NETWORK,
+ NETWORK_B2) = range(18)
+PARAMS = 18
+KERNEL_PARAMS = np.zeros(PARAMS, dtype=np.int64)
+KERNEL_PARAMS[RECAPTURES_AFTER] = RECAPTURES_ONLY_AFTER
+KERNEL_PARAMS[DELTA] = DELTA_MARGIN
+KERNEL_PARAMS[RAZOR:RAZOR + 2] = RAZOR_MARGIN[1:]
+KERNEL_PARAMS[REVERSE_FUTILITY] = REVERSE_FUTILITY_MARGIN
+KERNEL_PARAMS[REVERSE_FUTILITY_DEPTH_SLOT] = REVERSE_FUTILITY_DEPTH
+KERNEL_PARAMS[FUTILITY:FUTILITY + 2] = FUTILITY_MARGIN[1:]
+KERNEL_PARAMS[LATE_MOVES:LATE_MOVES + 3] = LATE_MOVE_COUNT[1:]
+KERNEL_PARAMS[SEE] = SEE_MARGIN
+KERNEL_PARAMS[SEE_DEPTH] = SEE_PRUNE_DEPTH
+KERNEL_PARAMS[NULL_MOVE_DEPTH_SLOT] = NULL_MOVE_DEPTH
+assert len(RAZOR_MARGIN) == len(FUTILITY_MARGIN) == 3 and len(LATE_MOVE_COUNT) == 4  # the slots
+
+
+@njit(cache=True, nogil=True)
+def null_move_reduction(depth, static_eval, beta):
+    """How much shallower than the node the null move's search is: three plies, one more per four
+    of depth, and up to three more as the static score rises above beta."""
+    return 3 + depth // 4 + min(3, (static_eval - beta) // 200)
+
+
+@njit(cache=True, nogil=True)
+def late_move_reduction(reductions, depth, moves_searched, is_quiet, in_check, gives_check, is_pv):
+    """How much shallower a move is searched at first: from the third ply of depth on, a quiet
+    move that is not a check (nor out of check) after three moves, by the table (one ply less in
+    PV nodes), leaving at least one ply; 0 for every other move."""
+    if depth < 3 or moves_searched < 3 or not is_quiet or in_check or gives_check:
+        return 0
+    return max(0, min(reductions[depth, min(moves_searched, 63)] - is_pv, depth - 2))
