@@ -332,7 +332,7 @@ def main(argv: list[str] | None = None) -> None:
     probe.close()
     pending: list[bytes] = []
     pending_keys: set[int] = set()
-    games = pending_games = searches = plies = 0
+    games = pending_games = searches = plies = offered = 0
     started = last_log = time.monotonic()
     written_since_start = 0
     last_count = 0
@@ -368,6 +368,7 @@ def main(argv: list[str] | None = None) -> None:
                 plies += game_plies
                 if blob:
                     records = np.frombuffer(blob, dtype=chunks.RECORD)
+                    offered += len(records)
                     fresh = ~keys.contains(records["key"])
                     for i in np.flatnonzero(fresh):
                         key = int(records["key"][i])
@@ -387,7 +388,8 @@ def main(argv: list[str] | None = None) -> None:
                     f"{made / (now - started):.0f} positions/s since start, "
                     f"{(made - last_count) / (now - last_log):.0f} now  "
                     f"{searches / (now - started):.0f} searches/s  "
-                    f"kept {made / max(searches, 1):.0%} of searches  "
+                    f"kept {made / max(searches, 1):.0%} of searches "
+                    f"({1 - made / max(offered, 1):.1%} of quiet ones were duplicates)  "
                     f"load {os.getloadavg()[0]:.1f}")
                 last_count, last_log = made, now
     finally:

@@ -205,13 +205,20 @@ def test_the_sparse_gradients_equal_the_dense_ones():
     params = nn.Parameters(rng.normal(0, 0.09, (nn.N_INPUTS, 12)), rng.normal(0.1, 0.07, 12),
                            rng.normal(0, 0.16, 24), 0.01)
     target = rng.random(len(boards))
+    # The dense reference in float64; the kernels in float32, as training runs them.
     x = train.DenseInputs(len(boards)).fill(us, them).astype(np.float64)
     dense_loss, dense = train.gradients(params, x, target, 1.5)
-    sparse_loss, sparse = train.sparse_gradients(params, us, them, target, 1.5)
-    assert sparse_loss == pytest.approx(dense_loss, rel=1e-12)
+    single = nn.Parameters(*(np.asarray(getattr(params, name), dtype=np.float32)
+                             for name in ("w1", "b1", "w2")), 0.01)
+    sparse_loss, sparse = train.sparse_gradients(single, us, them, target.astype(np.float32), 1.5)
+    assert sparse_loss == pytest.approx(dense_loss, rel=1e-5)
     for name in ("w1", "b1", "w2", "b2"):
-        assert np.allclose(sparse[name], dense[name], rtol=1e-9, atol=1e-15), name
-    assert np.abs(dense["w1"]).sum() > 0
+        scale = np.abs(dense[name]).max()
+        assert scale > 0 and np.abs(sparse[name] - dense[name]).max() < 1e-4 * scale, name
+    # Only the rows of inputs that some position has get a gradient.
+    used = np.zeros(nn.N_INPUTS, dtype=bool)
+    used[np.concatenate([us, them]).ravel()[np.concatenate([us, them]).ravel() != train.PAD]] = True
+    assert (sparse["w1"][~used] == 0).all() and (np.abs(sparse["w1"][used]).sum(axis=1) > 0).any()
 
 
 def test_streaming_training_on_chunks_lowers_the_validation_loss(tmp_path):
