@@ -26,7 +26,8 @@ sys.path.insert(0, str(ROOT))
 import chess  # noqa: E402
 
 from engine.bench import POSITIONS, bench_board  # noqa: E402
-from engine.search import Info, Search  # noqa: E402
+from engine.results import Info  # noqa: E402
+from engine.search import Search  # noqa: E402
 from engine.timeman import Limits  # noqa: E402
 from engine.tt import TranspositionTable  # noqa: E402
 

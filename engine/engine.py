@@ -24,7 +24,8 @@ from engine.tablebase import TablebaseError, Tablebases, tablebase_root_limits, 
 from engine.timeman import Limits, TimeBudget, budget
 
 if TYPE_CHECKING:
-    from engine.search import Info, Search
+    from engine.results import Info
+    from engine.search import Search
     from engine.smp import HelperPool
     from engine.tt import TranspositionTable
 

@@ -1,5 +1,6 @@
 """The scales every part of the engine shares: scores (centipawns, mate and tablebase scores) and
-piece values. A module of constants that imports nothing, so that any layer may use it."""
+piece values, and the score of a tablebase result. A module that imports nothing, so that any
+layer may use it."""
 
 MATE = 32000
 """Checkmate, from the mated side's opponent's view; a mate found ``n`` plies from the root
@@ -22,3 +23,12 @@ included, every score is a distance from the root and is stored relative to the 
 PIECE_VALUE = (0, 100, 320, 330, 500, 950, 20000)
 """Piece values for exchanges, ordering and pruning decisions, indexed by python-chess piece type
 (the evaluation has its own fitted weights)."""
+
+
+def wdl_to_score(wdl: int, ply: int = 0) -> int:
+    """A search score for a WDL probe `ply` plies from the root: nearer wins score higher."""
+    if wdl == 2:
+        return TB_WIN_SCORE - ply
+    if wdl == -2:
+        return -TB_WIN_SCORE + ply
+    return 0

@@ -21,15 +21,15 @@ from engine import params, scout
 from engine.endgame import with_endgame_knowledge
 from engine.evaluate import evaluate
 from engine.makemove import push
+from engine.movepick import OrderingTables, QuietCheckTest, captures, is_quiet_move, ordered_moves
 from engine.network import NetworkEvaluation
 from engine.params import (DELTA_MARGIN, FUTILITY_MARGIN, KERNEL_PARAMS, LATE_MOVE_COUNT, MAX_DEPTH,
                            NULL_MOVE_DEPTH, QUIESCENCE_DEPTH, RAZOR_MARGIN, RECAPTURES_ONLY_AFTER,
                            REDUCTIONS, REVERSE_FUTILITY_DEPTH, REVERSE_FUTILITY_MARGIN,
                            SEE_MARGIN, SEE_PRUNE_DEPTH, late_move_reduction, null_move_reduction)
-from engine.movepick import OrderingTables, QuietCheckTest, captures, is_quiet_move, ordered_moves
-from engine.score import MATE, MATE_BOUND, MAX_PLY, TB_WIN_THRESHOLD
+from engine.results import Info, SearchResult
+from engine.score import MATE, MATE_BOUND, MAX_PLY, TB_WIN_THRESHOLD, wdl_to_score
 from engine.see import see
-from engine.tablebase import wdl_to_score
 from engine.timeman import Limits, TimeBudget, soft_scale
 from engine.tt import EXACT, LOWER, UPPER, TranspositionTable, score_from_tt, score_to_tt
 from engine.zobrist import key_and_check, position_key
@@ -83,35 +83,6 @@ class StopSignal:
 
 class SearchAborted(Exception):
     """Raised inside the tree when a limit is hit or `stop` arrives; caught at the root."""
-
-
-@dataclass
-class Info:
-    """One progress report of the search (a UCI `info` line without the formatting)."""
-
-    depth: int
-    seldepth: int
-    score: int  # centipawns from the side to move, or a mate score (see score.MATE)
-    nodes: int
-    time: float  # seconds
-    pv: list[chess.Move]
-    multipv: int = 1
-    bound: str | None = None  # "lowerbound", "upperbound" or None
-    hashfull: int = 0
-    tbhits: int = 0
-    wdl: tuple[int, int, int] | None = None  # win/draw/loss per mille, added by the engine
-
-
-@dataclass
-class SearchResult:
-    best_move: chess.Move | None
-    ponder_move: chess.Move | None = None
-    score: int = 0
-    depth: int = 0
-    nodes: int = 0
-    evaluations: int = 0
-    cutoffs: int = 0
-    pv: list[chess.Move] = field(default_factory=list)
 
 
 @dataclass

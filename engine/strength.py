@@ -20,7 +20,8 @@ import chess
 from engine.score import MATE_BOUND
 
 if TYPE_CHECKING:
-    from engine.search import Info, Search
+    from engine.results import Info
+    from engine.search import Search
     from engine.timeman import Limits
 
 FULL_LEVEL = 20

@@ -16,14 +16,14 @@ import chess
 import chess.syzygy
 
 # The scores are defined with the TT's, which stores them relative to the node like mate scores.
-from engine.score import MATE_BOUND, TB_WIN_SCORE
+from engine.score import MATE_BOUND, TB_WIN_SCORE, wdl_to_score
 
 if TYPE_CHECKING:
-    from engine.search import Info
+    from engine.results import Info
     from engine.timeman import Limits
 
 __all__ = ["RootProbe", "TablebaseError", "Tablebases", "split_syzygy_path",
-           "tablebase_root_limits", "wdl_to_score", "with_tablebase_score"]
+           "tablebase_root_limits", "with_tablebase_score"]
 
 DEFAULT_PROBE_LIMIT = 7
 
@@ -62,15 +62,6 @@ class RootProbe:
     wdl: int
     dtz: int | None
     score: int
-
-
-def wdl_to_score(wdl: int, ply: int = 0) -> int:
-    """A search score for a WDL probe `ply` plies from the root: nearer wins score higher."""
-    if wdl == 2:
-        return TB_WIN_SCORE - ply
-    if wdl == -2:
-        return -TB_WIN_SCORE + ply
-    return 0
 
 
 def split_syzygy_path(path: str) -> list[str]:

@@ -17,7 +17,8 @@ from engine.bench import POSITIONS
 from engine.evaluate import evaluate
 from engine.tablebase import Tablebases
 from engine.params import RECAPTURES_ONLY_AFTER
-from engine.search import INFINITY, Search, SearchAborted, SearchResult
+from engine.results import SearchResult
+from engine.search import INFINITY, Search, SearchAborted
 from engine.timeman import Limits
 from engine.tt import TranspositionTable
 from paths import DATA

@@ -17,7 +17,8 @@ import chess.syzygy
 import pytest
 
 from engine.evaluate import EVAL_LIMIT
-from engine.tablebase import Tablebases, wdl_to_score
+from engine.score import wdl_to_score
+from engine.tablebase import Tablebases
 from engine.score import MATE, MATE_BOUND, MAX_PLY, TB_WIN_SCORE, TB_WIN_THRESHOLD
 from engine.tt import score_from_tt, score_to_tt
 from tests.paths import DATA
