@@ -178,6 +178,7 @@ def write_chunk(folder: Path, name: str, records: bytes | np.ndarray, header: di
     folder.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=SUFFIX)
     try:
+        os.fchmod(fd, 0o644)  # mkstemp's 0600 would hide the data from other users' trainers
         with os.fdopen(fd, "wb") as f:
             f.write(_HEAD.pack(MAGIC, VERSION, len(meta)))
             f.write(meta)

@@ -33,6 +33,7 @@ import argparse
 import fcntl
 import multiprocessing as mp
 import os
+import pickle
 import queue
 import random
 import signal
@@ -247,6 +248,8 @@ def status(folder: Path, detail: bool = False) -> str:
         lines.append(f"men <= 5    {men[:6].sum():,} ({men[:6].sum() / max(count, 1):.2%})")
         lines.append(f"men 6..12   {men[6:13].sum():,}")
         lines.append(f"results     White won {results[2]:,}, drawn {results[1]:,}, Black won {results[0]:,}")
+        every_key = np.concatenate([chunks.read_keys(path) for path in paths])
+        lines.append(f"duplicates  {len(every_key) - len(np.unique(every_key)):,} (keys written twice)")
     return "\n".join(lines)
 
 
@@ -325,11 +328,12 @@ def main(argv: list[str] | None = None) -> None:
         process.start()
         processes[index] = process
 
-    for index in range(args.workers):
-        start_worker(index)
+    # The teacher's name for the chunks' headers; a teacher that does not start stops us here.
     probe = RawTeacher(args.teacher.split(), {})
     teacher_name = probe.name
     probe.close()
+    for index in range(args.workers):
+        start_worker(index)
     pending: list[bytes] = []
     pending_keys: set[int] = set()
     games = pending_games = searches = plies = offered = 0
@@ -360,6 +364,9 @@ def main(argv: list[str] | None = None) -> None:
             try:
                 index, blob, game_searches, game_plies = results.get(timeout=0.5)
             except queue.Empty:
+                blob = None
+            except (EOFError, OSError, pickle.UnpicklingError) as error:
+                log(f"a worker's message was lost ({error!r})")  # a worker killed mid-message
                 blob = None
             if blob is not None:
                 games += 1

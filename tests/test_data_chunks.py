@@ -142,7 +142,8 @@ def test_the_raw_teacher_reads_scores_mates_and_the_end_of_the_game():
 
 def run_generator(folder: Path, *extra: str) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, str(ROOT / "scripts" / "gen_data.py"), "--data", str(folder),
-                             "--nodes", "200", "--chunk-size", "100", "--log-every", "1", *extra],
+                             "--nodes", "200", "--chunk-size", "100", "--log-every", "1",
+                             "--workers", "1", *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
