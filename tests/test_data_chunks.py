@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-import os
+import functools
 import random
 import signal
 import subprocess
@@ -38,13 +38,15 @@ SPECIAL = ["rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
            chess.STARTING_FEN]
 
 
+@functools.lru_cache(maxsize=None)
+def _game_positions() -> tuple[chess.Board, ...]:
+    return tuple(board for seed in range(40) for board in random_game(seed, 160))
+
+
 def sample_boards(count: int = 300, seed: int = 7) -> list[chess.Board]:
+    """The SPECIAL positions and random ones of 40 random games (any ply of up to 160)."""
     rng = random.Random(seed)
-    boards = [chess.Board(fen) for fen in SPECIAL]
-    while len(boards) < count:
-        game = random_game(rng.randrange(10**6), rng.randrange(1, 160))
-        boards.append(game[-1])
-    return boards
+    return [chess.Board(fen) for fen in SPECIAL] + rng.sample(_game_positions(), count - len(SPECIAL))
 
 
 def test_a_record_gives_back_its_board_key_score_and_result():
