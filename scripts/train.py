@@ -350,13 +350,8 @@ def _sparse_forward(params: nn.Parameters, us: np.ndarray,
     return index, acc, out
 
 
-def accumulators(params: nn.Parameters, us: np.ndarray, them: np.ndarray) -> np.ndarray:
-    """The accumulators (2b, H) of a batch: its `us` perspectives, then its `them` ones."""
-    return _sparse_forward(params, us, them)[1]
-
-
 def _forward(params: nn.Parameters, acc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The activations of the accumulators (2b, H) and the outputs (b,) in units of
+    """(The dense reference's.) The activations of the accumulators (2b, H) and the outputs (b,) in units of
     OUTPUT_SCALE centipawns."""
     active = nn.screlu(acc)
     b, hidden = len(acc) // 2, params.hidden
