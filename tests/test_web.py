@@ -142,9 +142,16 @@ def test_castling_is_made_by_the_kings_square_or_the_rooks(client):
     assert status == 200 and data["state"]["moves"] == ["O-O"], data
     status, data = client.post("/api/move", {"session": s, "from": "e8", "to": "c8"})
     assert status == 200 and data["state"]["moves"] == ["O-O", "O-O-O"], data
+    # Chess960: the king onto its rook (python-chess's own form) or onto g1, and the page
+    # writes it as castling.
+    for target in ("h1", "g1"):
+        assert client.post("/api/fen", {"session": s, "fen": fen, "chess960": True})[0] == 200
+        status, data = client.post("/api/move", {"session": s, "from": "e1", "to": target})
+        assert status == 200 and data["state"]["moves"] == ["O-O"], data
+        assert data["state"]["chess960"] and data["state"]["last_move"] == "e1h1"
     # A promotion needs its piece; with it, the move is made.
     promote = "8/P6k/8/8/8/8/8/K7 w - - 0 1"
-    assert client.post("/api/fen", {"session": s, "fen": promote})[0] == 200
+    assert client.post("/api/fen", {"session": s, "fen": promote, "chess960": False})[0] == 200
     state = client.state(s)
     assert state["promotions"] == ["a7a8"]
     status, data = client.post("/api/move", {"session": s, "from": "a7", "to": "a8"})
@@ -355,3 +362,30 @@ def test_ctrl_c_stops_the_server_and_its_engines():
             process.kill()
             process.wait()
         process.stdout.close()
+
+
+def test_an_engine_that_fails_to_start_is_reported_not_hidden():
+    page = PageServer(0, command=[sys.executable, "-c", "raise SystemExit(3)"]).start()
+    try:
+        client = Client(page.port)
+        s = client.session()
+        assert client.post("/api/move", {"session": s, "from": "e2", "to": "e4"})[0] == 200
+        state = client.wait(s, lambda st: st["engine"].startswith("error"), timeout=30,
+                            what="the failure")
+        assert state["status"].startswith("The engine failed") and not state["thinking"]
+    finally:
+        page.stop()
+
+
+def test_a_game_nobody_watches_or_touches_is_closed():
+    page = PageServer(0, idle=0.5).start()
+    try:
+        client = Client(page.port)
+        s = client.session()
+        time.sleep(0.3)
+        assert client.request("GET", f"/api/state?session={s}")[0] == 200  # a request: kept
+        time.sleep(2.5)  # the reaper looks once a second
+        status, data = client.request("GET", f"/api/state?session={s}")
+        assert status == 404 and "reload the page" in data["error"]
+    finally:
+        page.stop()

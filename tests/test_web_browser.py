@@ -200,8 +200,31 @@ def test_a_move_on_the_board_is_answered_and_the_tree_is_drawn(page):
     assert pv.split()[0] == f"1...{sans[1]}", pv
     assert browser.js("document.querySelectorAll('#lines tbody tr').length") >= 1
     assert browser.js("document.getElementById('live-depth').textContent").startswith("depth ")
+
+    # Click, click: the knight's squares are marked, and the move is made.
+    (x, y) = square_centre(browser, "g1")
+    browser.mouse("mousePressed", x, y)
+    browser.mouse("mouseReleased", x, y)
+    targets = browser.js("[...document.querySelectorAll('#marks circle.target')]"
+                         ".map(c => c.dataset.square).sort()")
+    assert targets == sorted(chess.square_name(m.to_square) for m in board.legal_moves
+                             if m.from_square == chess.G1)
+    (x, y) = square_centre(browser, "f3")
+    browser.mouse("mousePressed", x, y)
+    browser.mouse("mouseReleased", x, y)
+    browser.wait_for("state.moves.length === 4", timeout=60, what="Brudno's second answer")
+    board.push_san("Nf3")
+    board.push_san(browser.js("state.moves[3]"))
+    assert board.fen() == browser.js("state.fen")
     if shots:
+        (x, y) = square_centre(browser, "f1")  # a piece picked up, its squares marked
+        browser.mouse("mousePressed", x, y)
+        browser.mouse("mouseReleased", x, y)
         browser.screenshot(Path(shots) / "page-play.png")
+        (x, y) = square_centre(browser, "h5")  # an empty square: put it down again
+        browser.mouse("mousePressed", x, y)
+        browser.mouse("mouseReleased", x, y)
+    assert browser.js("document.querySelectorAll('#marks circle.target').length") == 0
 
     # Analyse mode: several live lines (MultiPV), a score on the graph.
     click(browser, "#tab-think")
@@ -236,7 +259,13 @@ def test_a_move_on_the_board_is_answered_and_the_tree_is_drawn(page):
                        ".querySelectorAll('ul.tree .cutmark').length")
     assert marks == int(counts["cutoffs"])
     if shots:
-        browser.js("document.getElementById('tree-frame').contentWindow.fold(false)")
-        browser.js("document.getElementById('tree-frame').contentWindow.showPv()")
+        # The tree in view: the principal variation open, and the first node that cut.
+        browser.js("""(() => {
+            const doc = document.getElementById('tree-frame').contentDocument;
+            doc.defaultView.showPv();
+            doc.querySelector('li.cutoff > details').open = true;
+            doc.querySelector('ul.tree').scrollIntoView();
+            document.getElementById('tree-frame').scrollIntoView();
+        })()""")
         time.sleep(0.5)
         browser.screenshot(Path(shots) / "page-pruning.png")

@@ -39,8 +39,8 @@ MIN_DEPTH, MAX_DEPTH = 1, 4
 MAX_ESTIMATED_LEAVES = 6_000_000
 # A guard should the estimate be far off: a search stops past this many positions.
 MAX_POSITIONS = 12_000_000
-# The folding tree is one HTML list item per position: past this a browser tab struggles.
-MAX_DRAWN_POSITIONS = 30_000
+# The folding tree is one HTML list item per position (about 300 bytes): 20,000 make a 6 MB page.
+MAX_DRAWN_POSITIONS = 20_000
 # The SVG picture lays the whole game tree out one 64-pixel slot per leaf.
 MAX_PICTURE_LEAVES = 60
 

@@ -78,6 +78,7 @@ class Sessions:
         if session is None or session.closed:
             raise Refused(HTTPStatus.NOT_FOUND, "this game is closed (the server was restarted "
                           "or the tab was left too long): reload the page for a new one")
+        session.last_seen = time.monotonic()  # any request keeps the game open
         return session
 
     def close(self, session_id: str) -> None:

@@ -436,6 +436,12 @@ class Session:
 
     # The searches.
     def _reset(self, board: chess.Board, human: chess.Color) -> None:
+        if self.engine_state.startswith("error"):
+            # A new game tries a new engine process (the old one is gone or unusable).
+            engine, self.engine = self.engine, None
+            if engine is not None:
+                threading.Thread(target=engine.close, daemon=True).start()
+            self.engine_state = "not started"
         self.board = board
         self.human = human
         self.orientation = human

@@ -189,7 +189,7 @@ function drawArrow() {
                   class: "best-arrow"}).forEach(([k, v]) => path.setAttribute(k, v));
   group.appendChild(path);
   const head = document.createElementNS(SVGNS, "circle");
-  Object.entries({cx: x2 + h, cy: y2 + h, r: 9, fill: "#2b8a3e", "fill-opacity": 0.55})
+  Object.entries({cx: x2 + h, cy: y2 + h, r: 6, fill: "#2b8a3e", "fill-opacity": 0.7})
     .forEach(([k, v]) => head.setAttribute(k, v));
   group.appendChild(head);
 }
@@ -265,6 +265,7 @@ function render(next) {
     if (!drag) drawBoard();
   }
   $("board").classList.toggle("clickable", canMove());
+  drawArrow(); // shown only while a search runs
   $("status").textContent = state.status;
   if (state.message) showMessage(state.message);
   document.querySelectorAll(".mode").forEach(
@@ -285,6 +286,7 @@ function render(next) {
   renderMoves();
   lines = state.lines;
   renderLines(state.thinking);
+  drawArrow();
   drawGraph(state.evals);
 }
 
