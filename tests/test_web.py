@@ -133,6 +133,29 @@ def test_a_game_played_through_the_endpoints(client, server):
     assert data["state"]["fen"].startswith("bbqnnrkr/pppppppp/")  # Scharnagl's number 0
 
 
+def test_a_mate_ends_the_game_and_switching_sides_makes_brudno_move(client):
+    s = client.session()
+    assert client.post("/api/fen", {"session": s, "fen": "7k/8/6K1/8/8/8/8/R7 w - - 0 1"})[0] \
+        == 200
+    status, data = client.post("/api/move", {"session": s, "from": "a1", "to": "a8"})
+    state = data["state"]
+    assert status == 200 and state["game_over"] and state["status"].startswith("White wins")
+    assert not state["thinking"]
+    status, data = client.post("/api/move", {"session": s, "from": "h8", "to": "h7"})
+    assert status == 400 and "the game is over" in data["error"]
+    assert '[Result "1-0"]' in client.request("GET", f"/api/pgn?session={s}")[1]
+
+    # A long think cut short: Brudno takes White's side, and "Move now" makes it play.
+    client.post("/api/new", {"session": s, "side": "white"})
+    client.post("/api/settings", {"session": s, "settings": {"movetime": 60}})
+    status, data = client.post("/api/switch", {"session": s})
+    assert status == 200 and data["state"]["human"] == "black"
+    client.wait(s, lambda st: st["lines"], timeout=ENGINE_START, what="Brudno's search")
+    assert client.post("/api/stop", {"session": s})[0] == 200
+    state = client.wait(s, lambda st: len(st["moves"]) == 1, timeout=15, what="Move now")
+    replay(chess.STARTING_FEN, state["moves"])
+
+
 def test_castling_is_made_by_the_kings_square_or_the_rooks(client):
     s = client.session()
     fen = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1"
@@ -389,3 +412,19 @@ def test_a_game_nobody_watches_or_touches_is_closed():
         assert status == 404 and "reload the page" in data["error"]
     finally:
         page.stop()
+
+
+def test_without_a_display_no_browser_is_started():
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    process = subprocess.Popen([sys.executable, "-m", "engine", "serve"], cwd=ROOT, env=env,
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout.readline().startswith("Brudno's page: http://127.0.0.1:")
+        assert process.stdout.readline().startswith("no display: open the address")
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=20) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        process.stdout.close()

@@ -99,6 +99,7 @@ class Row:
     best_move: str | None  # UCI
     best_san: str | None
     cut_share: float = 0.0  # 1 - evaluations / Minimax's evaluations
+    value_text: str = ""  # as the drawings print it: +13, −118, #1
 
 
 @dataclass
@@ -138,10 +139,13 @@ class WatchedGame(ChessGame):
 
 
 def _row(algorithm: str, board: chess.Board, result: SearchResult, seconds: float) -> Row:
+    from engine.textbook.drawing import value_text
+
     c = result.counters
     move = result.best_move
     return Row(algorithm, c.evaluations, c.cutoffs, c.nodes, seconds, result.value,
-               move.uci() if move else None, board.san(move) if move else None)
+               move.uci() if move else None, board.san(move) if move else None,
+               value_text=value_text(result.value, signed=True))
 
 
 def run_rows(board: chess.Board, depth: int,

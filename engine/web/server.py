@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import json
 import mimetypes
+import os
 import queue
 import secrets
 import signal
@@ -327,6 +328,14 @@ class Handler(BaseHTTPRequestHandler):
         return {"state": session.state()}
 
 
+def _has_display() -> bool:
+    """Whether a graphical browser can open here. Without a display (a server, an ssh session)
+    Python's webbrowser falls back to a text browser, which would take over the terminal."""
+    if sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
+        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    return True
+
+
 def serve(port: int = 0, open_browser: bool = True) -> int:
     """`brudno serve`: serve the page until Ctrl-C, then close every game and engine."""
     try:
@@ -339,15 +348,20 @@ def serve(port: int = 0, open_browser: bool = True) -> int:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, terminate)
-    print(f"Brudno's page: {server.url}  (Ctrl-C stops it)", flush=True)
-    if open_browser:
-        # webbrowser may wait for the browser it starts: not in the way of the server.
-        threading.Thread(target=webbrowser.open, args=(server.url,), daemon=True).start()
     try:
+        print(f"Brudno's page: {server.url}  (Ctrl-C stops it)", flush=True)
+        if open_browser and _has_display():
+            # webbrowser may wait for the browser it starts: not in the way of the server.
+            threading.Thread(target=webbrowser.open, args=(server.url,), daemon=True).start()
+        elif open_browser:
+            print("no display: open the address in a browser", flush=True)
         server.serve_forever()
     except KeyboardInterrupt:
         print("brudno serve: stopping the engines…", flush=True)
     finally:
+        # A second Ctrl-C must not cut the clean-up short and leave engines behind.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         server.sessions.close_all()
         server.server_close()
     return 0

@@ -433,7 +433,7 @@ function renderTree(job) {
     tr.dataset.evaluations = row.evaluations;
     tr.dataset.cutoffs = row.cutoffs;
     const cells = [row.algorithm, number(row.evaluations), number(row.cutoffs),
-                   (100 * row.cut_share).toFixed(2) + " %", number(row.nodes), row.value,
+                   (100 * row.cut_share).toFixed(2) + " %", number(row.nodes), row.value_text,
                    row.best_san || "–", row.seconds.toFixed(2)];
     cells.forEach((text, i) => {
       const td = document.createElement("td");
