@@ -90,7 +90,9 @@ class RawTeacher:
                     out = bytes(self._buffer[:end + 1])
                     del self._buffer[:end + 1]
                     return out
-            start = max(0, len(self._buffer) - len(token))
+                start = at  # the token's line is not whole yet
+            else:
+                start = max(0, len(self._buffer) - len(token))
             data = os.read(self._out, 65536)
             if not data:
                 raise RuntimeError("the teacher engine exited")

@@ -142,17 +142,22 @@ def test_the_raw_teacher_reads_scores_mates_and_the_end_of_the_game():
         teacher.close()
 
 
-def run_generator(folder: Path, *extra: str) -> subprocess.Popen:
+def run_generator(folder: Path, teacher: str, *extra: str) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, str(ROOT / "scripts" / "gen_data.py"), "--data", str(folder),
-                             "--nodes", "200", "--chunk-size", "100", "--log-every", "1",
-                             "--workers", "1", *extra],
+                             "--teacher", teacher, "--nodes", "200", "--chunk-size", "60", "--max-plies", "150",
+                             "--log-every", "1", "--workers", "1", *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
-@needs_stockfish
-def test_the_generator_resumes_after_kill_9_without_repeating_a_position(tmp_path):
+FAKE_TEACHER = f"{sys.executable} {ROOT / 'tests' / 'fake_teacher.py'}"
+TEACHERS = [pytest.param(FAKE_TEACHER, id="fake-teacher"),
+            pytest.param(STOCKFISH, id="stockfish", marks=needs_stockfish)]
+
+
+@pytest.mark.parametrize("teacher", TEACHERS)
+def test_the_generator_resumes_after_kill_9_without_repeating_a_position(tmp_path, teacher):
     folder = tmp_path / "data"
-    first = run_generator(folder, "--seed", "1")
+    first = run_generator(folder, teacher, "--seed", "1")
     deadline = time.monotonic() + 60
     while len(chunks.chunk_paths(folder)) < 2 and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -161,8 +166,8 @@ def test_the_generator_resumes_after_kill_9_without_repeating_a_position(tmp_pat
     before = {p.name: p.read_bytes() for p in chunks.chunk_paths(folder)}
     assert len(before) >= 2
     count = sum(len(chunks.read_chunk(folder / name)) for name in before)
-    # Started again (the same seed: it must not replay the same games), to 200 more positions.
-    second = run_generator(folder, "--seed", "1", "--positions", str(count + 200))
+    # Started again (the same seed: it must not replay the same games), to 120 more positions.
+    second = run_generator(folder, teacher, "--seed", "1", "--positions", str(count + 120))
     out, _ = second.communicate(timeout=60)
     assert second.returncode == 0, out
     assert f"{count:,} positions in {len(before)} chunks" in out
@@ -172,7 +177,7 @@ def test_the_generator_resumes_after_kill_9_without_repeating_a_position(tmp_pat
         if path.name in before:
             assert path.read_bytes() == before[path.name]  # never rewritten
     records = np.concatenate([chunks.read_chunk(p) for p in paths])
-    assert len(records) >= count + 200
+    assert len(records) >= count + 120
     assert len(np.unique(records["key"])) == len(records)  # no position twice
     assert not list(folder.glob(".tmp-*"))
     for record in records[::7]:
@@ -181,6 +186,7 @@ def test_the_generator_resumes_after_kill_9_without_repeating_a_position(tmp_pat
         assert key == int(record["key"]) and not check and board.is_valid()
         assert abs(int(record["score"])) < gen_data.MATE and int(record["result"]) in (0, 1, 2)
     assert "positions   " + f"{len(records):,}" in gen_data.status(folder)
+    assert "duplicates  0 " in gen_data.status(folder, detail=True)
 
 
 # ---------------------------------------------------------------------- the trainer
