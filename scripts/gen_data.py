@@ -6,7 +6,8 @@
     chrt --idle 0 nice -n 19 .venv/bin/python scripts/gen_data.py > /tmp/gen_data.log 2>&1 &
 
 Each worker process drives one teacher (Stockfish, one thread) over a raw UCI pipe: it plays a
-game from a random opening of the EPD file plus up to ``--random-plies`` random plies, one
+game from a random opening of the EPD file plus 2 to 8 random plies (``--min-random-plies``,
+``--random-plies``), one
 ``go nodes N`` a move, and the search that chooses a move also labels the position it searched.
 A position is kept when it is quiet (not in check, the best move neither captures nor
 promotes) and its score is not a mate score; every number of men is kept, endings of 5 and fewer
@@ -134,7 +135,7 @@ def play_game(teacher: RawTeacher, rng: random.Random, openings: list[str],
     """One self-play game; (its kept positions as packed records with the result filled in,
     searches made, plies played)."""
     board = chess.Board(rng.choice(openings))
-    for _ in range(rng.randint(0, args.random_plies)):
+    for _ in range(rng.randint(min(args.min_random_plies, args.random_plies), args.random_plies)):
         moves = list(board.legal_moves)
         if not moves:
             return b"", 0, 0
@@ -270,6 +271,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--openings", type=Path, default=DEFAULT_OPENINGS,
                         help="EPD of start positions (the standard start position if absent)")
     parser.add_argument("--random-plies", type=int, default=8, help="up to this many random plies first")
+    # At least 2: the teacher is deterministic at a fixed node count, so with no random ply an
+    # opening gives the same game every time (992 games in all), with 1 about 30 per opening.
+    parser.add_argument("--min-random-plies", type=int, default=2, help="at least this many random plies")
     parser.add_argument("--play-out", type=float, default=0.25,
                         help="share of games played to the end without adjudication")
     parser.add_argument("--win-cp", type=int, default=1000, help="adjudicate a win after 6 plies beyond this")
@@ -350,6 +354,7 @@ def main(argv: list[str] | None = None) -> None:
         records = np.frombuffer(b"".join(pending), dtype=chunks.RECORD)
         header = {"teacher": teacher_name, "nodes": args.nodes, "games": pending_games,
                   "generator": "scripts/gen_data.py", "random_plies": args.random_plies,
+                  "min_random_plies": args.min_random_plies,
                   "play_out": args.play_out, "seed": seed,
                   "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
         chunks.write_chunk(folder, f"chunk-{number:06d}{chunks.SUFFIX}", records, header)
