@@ -4,7 +4,8 @@ The test speaks the DevTools protocol to Chromium over a pipe (`--remote-debuggi
 messages ended by a NUL byte on file descriptors 3 and 4), so it needs nothing beyond the
 standard library. It drags a pawn on the board with mouse events, waits for Brudno's answer
 (a legal move, with its live line shown), and runs the pruning panel (its tree is drawn, with
-the counts of its row). Skipped, saying so, where Chromium is not installed.
+the counts of its row); a second tab gets a game of its own, and leaving the page stops its
+search. Skipped, saying so, where Chromium is not installed.
 
 `BRUDNO_SCREENSHOTS=docs .venv/bin/python -m pytest tests/test_web_browser.py` also writes the
 screenshots of the three views (docs/page-play.png, page-think.png, page-pruning.png).
@@ -34,7 +35,7 @@ WIDTH, HEIGHT = 1400, 1000
 
 
 class Chromium:
-    """A headless Chromium and one page in it, over the DevTools pipe."""
+    """A headless Chromium, over the DevTools pipe; `open` gives a tab."""
 
     def __init__(self, profile: Path) -> None:
         to_chrome_r, self._to_chrome = os.pipe()
@@ -54,18 +55,17 @@ class Chromium:
         os.close(from_chrome_w)
         self._buffer = b""
         self._id = 0
-        self.session: str | None = None
 
     def send(self, method: str, params: dict[str, Any] | None = None,
-             timeout: float = 30.0) -> dict[str, Any]:
+             session: str | None = None, timeout: float = 30.0) -> dict[str, Any]:
         self._id += 1
         message: dict[str, Any] = {"id": self._id, "method": method, "params": params or {}}
-        if self.session and not method.startswith("Target."):
-            message["sessionId"] = self.session
+        if session:
+            message["sessionId"] = session
         os.write(self._to_chrome, json.dumps(message).encode() + b"\0")
         deadline = time.monotonic() + timeout
         while True:
-            reply = self._read(deadline)
+            reply = self._read(deadline)  # events of the pages come in between: skipped
             if reply.get("id") == self._id:
                 if "error" in reply:
                     raise RuntimeError(f"{method}: {reply['error']}")
@@ -83,13 +83,43 @@ class Chromium:
         message, self._buffer = self._buffer.split(b"\0", 1)
         return json.loads(message)
 
-    def open(self, url: str) -> None:
+    def open(self, url: str) -> Tab:
         target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        self.session = self.send("Target.attachToTarget",
-                                 {"targetId": target, "flatten": True})["sessionId"]
-        self.send("Page.enable")
-        self.send("Emulation.setDeviceMetricsOverride",
-                  {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": False})
+        session = self.send("Target.attachToTarget",
+                            {"targetId": target, "flatten": True})["sessionId"]
+        tab = Tab(self, session)
+        tab.send("Page.enable")
+        tab.send("Emulation.setDeviceMetricsOverride",
+                 {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": False})
+        tab.navigate(url)
+        return tab
+
+    def close(self) -> None:
+        try:
+            self.send("Browser.close", timeout=5)
+        except (RuntimeError, TimeoutError, OSError):
+            pass
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, 9)
+            self.process.wait()
+        os.close(self._to_chrome)
+        os.close(self._from_chrome)
+
+
+class Tab:
+    """One page of the browser: script, mouse and screenshots."""
+
+    def __init__(self, browser: Chromium, session: str) -> None:
+        self.browser = browser
+        self.session = session
+
+    def send(self, method: str, params: dict[str, Any] | None = None,
+             timeout: float = 30.0) -> dict[str, Any]:
+        return self.browser.send(method, params, self.session, timeout)
+
+    def navigate(self, url: str) -> None:
         self.send("Page.navigate", {"url": url})
 
     def js(self, expression: str) -> Any:
@@ -120,33 +150,20 @@ class Chromium:
         data = self.send("Page.captureScreenshot", {"format": "png"})["data"]
         path.write_bytes(base64.b64decode(data))
 
-    def close(self) -> None:
-        try:
-            self.send("Browser.close", timeout=5)
-        except (RuntimeError, TimeoutError, OSError):
-            pass
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, 9)
-            self.process.wait()
-        os.close(self._to_chrome)
-        os.close(self._from_chrome)
-
 
 @pytest.fixture
 def page(tmp_path):
+    """The server, and the page open in a tab of a fresh browser."""
     server = PageServer(0).start()
     browser = Chromium(tmp_path / "profile")
     try:
-        browser.open(server.url)
-        yield server, browser
+        yield server, browser, browser.open(server.url)
     finally:
         browser.close()
         server.stop()
 
 
-def square_centre(browser: Chromium, square: str) -> tuple[float, float]:
+def square_centre(browser: Tab, square: str) -> tuple[float, float]:
     """Where `square` is on the screen, from the board's SVG as drawn."""
     return tuple(browser.js(f"""(() => {{
         const [x, y] = corner("{square}");
@@ -157,7 +174,7 @@ def square_centre(browser: Chromium, square: str) -> tuple[float, float]:
     }})()"""))
 
 
-def drag(browser: Chromium, frm: str, to: str) -> None:
+def drag(browser: Tab, frm: str, to: str) -> None:
     (x1, y1), (x2, y2) = square_centre(browser, frm), square_centre(browser, to)
     browser.mouse("mousePressed", x1, y1)
     for step in range(1, 6):
@@ -165,7 +182,7 @@ def drag(browser: Chromium, frm: str, to: str) -> None:
     browser.mouse("mouseReleased", x2, y2)
 
 
-def click(browser: Chromium, selector: str) -> None:
+def click(browser: Tab, selector: str) -> None:
     x, y = browser.js(f"""(() => {{ const r = document.querySelector("{selector}")
         .getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }})()""")
     browser.mouse("mousePressed", x, y)
@@ -173,7 +190,7 @@ def click(browser: Chromium, selector: str) -> None:
 
 
 def test_a_move_on_the_board_is_answered_and_the_tree_is_drawn(page):
-    server, browser = page
+    server, _, browser = page
     shots = os.environ.get("BRUDNO_SCREENSHOTS")
     browser.wait_for("!!document.querySelector('#board svg') && state && state.fen",
                      what="the board")
@@ -269,3 +286,27 @@ def test_a_move_on_the_board_is_answered_and_the_tree_is_drawn(page):
         })()""")
         time.sleep(0.5)
         browser.screenshot(Path(shots) / "page-pruning.png")
+
+
+def test_a_second_tab_has_its_own_game_and_closing_a_tab_stops_its_search(page):
+    server, chromium, tab = page
+    tab.wait_for("!!document.querySelector('#board svg') && state && state.fen",
+                 what="the board")
+    first = tab.js("session")
+    click(tab, "#mode-analyse")
+    tab.wait_for("state.thinking === 'analyse'", what="the analysis")
+    game = server.sessions.get(first)
+
+    # A second tab: a game of its own (its id lives in its own sessionStorage).
+    other = chromium.open(server.url)
+    other.wait_for("!!document.querySelector('#board svg') && state && state.fen",
+                   what="the second tab's board")
+    assert other.js("session") != first and other.js("state.mode") == "play"
+    assert game.mode == "analyse"
+
+    # Closing the first tab (leaving the page) stops its search.
+    tab.navigate("about:blank")
+    deadline = time.monotonic() + 15
+    while game.thinking is not None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert game.thinking is None
