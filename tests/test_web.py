@@ -231,6 +231,13 @@ def test_requests_the_server_does_not_take(client, server):
     status, data = client.request("GET", f"/api/state?session={s}",
                                   headers={"Host": f"evil.example:{server.port}"})
     assert status == 403
+    # Nor a page of another site posting to it (the browser says whose page it is).
+    status, data = client.request("POST", "/api/session", b"{}",
+                                  {"Origin": "https://elsewhere.example"})
+    assert status == 403 and "elsewhere.example" in data["error"]
+    status, _ = client.request("POST", "/api/session", b"{}",
+                               {"Origin": f"http://127.0.0.1:{server.port}"})
+    assert status == 200
     assert client.request("GET", "/static/../session.py")[0] == 404
     status, page = client.request("GET", "/")
     assert status == 200 and "<title>Brudno</title>" in page

@@ -7,7 +7,8 @@ its own, up to MAX_SESSIONS; one more is refused with a message. Requests only c
 searches run in the sessions' threads and engine processes, trees in their own threads.
 
 It listens on 127.0.0.1 only and answers only requests addressed to it by that name (a page
-elsewhere cannot reach it through a DNS name of its own). Ctrl-C (or SIGTERM) closes every
+elsewhere cannot reach it through a DNS name of its own) and coming from its own page (the
+browser's Origin header). Ctrl-C (or SIGTERM) closes every
 session, which quits its engine process.
 """
 
@@ -177,11 +178,16 @@ class Handler(BaseHTTPRequestHandler):
         return body
 
     def _host_ok(self) -> bool:
-        if self.headers.get("Host") in self.server.allowed_hosts:
-            return True
-        self._error(HTTPStatus.FORBIDDEN, "this server answers only to "
-                    + " or ".join(sorted(self.server.allowed_hosts)))
-        return False
+        if self.headers.get("Host") not in self.server.allowed_hosts:
+            self._error(HTTPStatus.FORBIDDEN, "this server answers only to "
+                        + " or ".join(sorted(self.server.allowed_hosts)))
+            return False
+        # A page of another site may post here (the address is known): the browser names it.
+        origin = self.headers.get("Origin")
+        if origin is not None and urlsplit(origin).netloc not in self.server.allowed_hosts:
+            self._error(HTTPStatus.FORBIDDEN, f"requests from {origin} are not taken")
+            return False
+        return True
 
     # GET.
     def do_GET(self) -> None:  # noqa: N802 (http.server's name)
