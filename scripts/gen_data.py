@@ -202,14 +202,27 @@ def play_game(teacher: RawTeacher, rng: random.Random, openings: list[str],
     return chunks.records_from_raw(b"".join(kept), result).tobytes(), searches, board.ply() - start_ply
 
 
-def worker(index: int, args: argparse.Namespace, seed: str, out: mp.Queue, stop: mp.Event) -> None:
+def _die_with_parent() -> None:
+    """Asks Linux to kill this process when its parent dies (a worker stuck on a hung teacher
+    would never see the parent go); elsewhere the check after each game has to do."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+
+
+def worker(index: int, args: argparse.Namespace, seed: str, out: mp.Queue, stop: mp.Event,
+           parent: int) -> None:
     """A worker process: plays games and puts (index, records, searches, plies) on ``out``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
+    _die_with_parent()
     # At a stop, games still in the pipe are dropped rather than waited for.
     out.cancel_join_thread()
     from engine.zobrist import key_and_check
 
-    parent = os.getppid()
     openings = load_openings(args.openings)
     options = {"Threads": "1", "Hash": str(args.hash)}
     teacher = RawTeacher(args.teacher.split(), options)
@@ -329,8 +342,8 @@ def main(argv: list[str] | None = None) -> None:
         nonlocal starts
         starts += 1
         # Chunk number and start count in the seed: a restarted run plays new games.
-        process = context.Process(target=worker, args=(index, args, f"{seed}-{number}-{starts}", results, stop),
-                                  daemon=True)
+        process = context.Process(target=worker, daemon=True,
+                                  args=(index, args, f"{seed}-{number}-{starts}", results, stop, os.getpid()))
         process.start()
         processes[index] = process
 
