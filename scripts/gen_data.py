@@ -51,9 +51,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import chunks  # noqa: E402
+from make_data import DEFAULT_OPENINGS, load_openings  # noqa: E402  (the same openings as make_data)
 
-ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_OPENINGS = ROOT.parent / "shared" / "data" / "openings" / "8moves_v3_sample992.epd"
 DEFAULT_NODES = 1000  # ~620 positions/s on 2 idle cores; 1500: ~450, 5000: ~170 (the search dominates)
 MATE = 30000  # a mate score, as the worker handles it (never stored)
 
@@ -120,14 +119,6 @@ class RawTeacher:
             self.process.wait(timeout=5)
         except (OSError, subprocess.TimeoutExpired):
             self.process.kill()
-
-
-def load_openings(path: Path | None) -> list[str]:
-    """The FENs of an EPD file's positions (the standard start position if there is no file)."""
-    if path is None or not path.exists():
-        return [chess.STARTING_FEN]
-    return [chess.Board.from_epd(line.strip())[0].fen()
-            for line in path.read_text().splitlines() if line.strip()]
 
 
 def play_game(teacher: RawTeacher, rng: random.Random, openings: list[str],
