@@ -198,11 +198,22 @@ def test_a_move_on_the_board_is_answered_and_the_tree_is_drawn(page):
     browser.js("(() => { const m = document.getElementById('movetime'); m.value = '0.5'; "
                "m.dispatchEvent(new Event('change')); })()")
     browser.wait_for("state.settings.movetime === 0.5", what="the setting")
+    browser.js("(() => { const m = document.getElementById('movetime'); m.value = '999'; "
+               "m.dispatchEvent(new Event('change')); })()")
+    message = browser.wait_for("!document.getElementById('message').hidden && "
+                               "document.getElementById('message').textContent",
+                               what="the refusal of 999 s")
+    assert message.startswith("time per move must be"), message
+    assert browser.js("state.settings.movetime") == 0.5
 
     # An illegal drag changes nothing and says why.
     drag(browser, "e2", "e5")
-    browser.wait_for("!document.getElementById('message').hidden", what="the refusal")
+    browser.wait_for("!document.getElementById('message').hidden && document.getElementById("
+                     "'message').textContent === 'illegal move e2-e5'", what="the refusal")
     assert browser.js("state.moves.length") == 0
+    # The pawn is back on e2, not left where it was dropped.
+    assert browser.js("Object.keys(pieceElements()).includes('e2') && "
+                      "!Object.keys(pieceElements()).includes('e5')")
 
     drag(browser, "e2", "e4")
     browser.wait_for("state.moves.length === 2", timeout=90, what="Brudno's answer")

@@ -31,12 +31,11 @@ async function api(path, body = {}) {
     return null;
   }
   if (!response.ok) {
-    if (response.status === 404 && /game is closed/.test(data.error || "")) {
-      showMessage(data.error);
-    } else {
-      showMessage(data.error || response.statusText);
+    showMessage(data.error || response.statusText);
+    if (state) {
+      drawBoard(); // a dragged piece goes back to its square
+      render(state); // and the controls show the settings in force
     }
-    if (state) render(state); // undo a dragged piece
     return null;
   }
   showMessage("");
