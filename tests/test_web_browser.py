@@ -5,7 +5,8 @@ messages ended by a NUL byte on file descriptors 3 and 4), so it needs nothing b
 standard library. It drags a pawn on the board with mouse events, waits for Brudno's answer
 (a legal move, with its live line shown), and runs the pruning panel (its tree is drawn, with
 the counts of its row); a second tab gets a game of its own, and leaving the page stops its
-search. Skipped, saying so, where Chromium is not installed.
+search; a FEN is set up, a pawn promoted through the choice, Chess960 started, the board flipped.
+Skipped, saying so, where Chromium is not installed.
 
 `BRUDNO_SCREENSHOTS=docs .venv/bin/python -m pytest tests/test_web_browser.py` also writes the
 screenshots of the three views (docs/page-play.png, page-think.png, page-pruning.png).
@@ -321,3 +322,47 @@ def test_a_second_tab_has_its_own_game_and_closing_a_tab_stops_its_search(page):
     while game.thinking is not None and time.monotonic() < deadline:
         time.sleep(0.1)
     assert game.thinking is None
+
+
+def set_input(browser: Tab, element_id: str, value: str) -> None:
+    """Type into a field as far as the page can tell: its value, then its change event."""
+    browser.js(f"(() => {{ const e = document.getElementById({element_id!r}); "
+               f"e.value = {value!r}; e.dispatchEvent(new Event('change')); }})()")
+
+
+def test_setting_up_a_fen_promoting_chess960_flipping_and_the_pgn(page):
+    server, _, browser = page
+    browser.wait_for("!!document.querySelector('#board svg') && state && state.fen",
+                     what="the board")
+    # Set up from FEN, promote by dragging and choosing a knight.
+    set_input(browser, "fen", "8/P6k/8/8/8/8/8/K7 w - - 0 1")
+    click(browser, "#set-fen")
+    browser.wait_for("state.fen === '8/P6k/8/8/8/8/8/K7 w - - 0 1'", what="the FEN")
+    drag(browser, "a7", "a8")
+    browser.wait_for("!document.getElementById('promotion').hidden", what="the choice")
+    assert browser.js("state.moves.length") == 0  # nothing is played before the choice
+    click(browser, "#promotion button[data-piece='n']")
+    browser.wait_for("state.moves[0] === 'a8=N'", what="the promotion")
+
+    # A malformed FEN: a message, and the game goes on as it was.
+    fen = browser.js("state.fen")
+    set_input(browser, "fen", "not a fen")
+    click(browser, "#set-fen")
+    browser.wait_for("document.getElementById('message').textContent.startsWith("
+                     "'malformed FEN')", what="the refusal")
+    assert browser.js("state.fen") == fen
+
+    # Chess960 position 0, then the board flipped: e2 is now in the top half.
+    browser.js("document.getElementById('chess960').checked = true")
+    set_input(browser, "chess960-number", "0")
+    click(browser, "#new-game")
+    browser.wait_for("state.chess960 && state.fen.startsWith('bbqnnrkr/')", what="Chess960")
+    y_before = square_centre(browser, "e2")[1]
+    click(browser, "#flip")
+    browser.wait_for("state.orientation === 'black'", what="the flip")
+    assert square_centre(browser, "e2")[1] < y_before
+    drag(browser, "e2", "e4")
+    browser.wait_for("state.moves.length >= 1", what="the move")
+
+    pgn = browser.js("fetch(document.getElementById('pgn-download').href).then(r => r.text())")
+    assert '[Variant "Chess960"]' in pgn and "1. e4" in pgn
