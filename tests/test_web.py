@@ -408,13 +408,15 @@ def test_an_engine_that_fails_to_start_is_reported_not_hidden():
 
 
 def test_a_game_nobody_watches_or_touches_is_closed():
-    page = PageServer(0, idle=0.5).start()
+    page = PageServer(0, idle=0.4).start()
     try:
         client = Client(page.port)
         s = client.session()
-        time.sleep(0.3)
+        time.sleep(0.25)
         assert client.request("GET", f"/api/state?session={s}")[0] == 200  # a request: kept
-        time.sleep(2.5)  # the reaper looks once a second
+        time.sleep(0.25)
+        assert client.request("GET", f"/api/state?session={s}")[0] == 200
+        time.sleep(1.0)  # the reaper looks every 0.2 s
         status, data = client.request("GET", f"/api/state?session={s}")
         assert status == 404 and "reload the page" in data["error"]
     finally:

@@ -90,7 +90,7 @@ class Sessions:
             session.close()
 
     def _reap(self) -> None:
-        while not self.stopping.wait(1.0):
+        while not self.stopping.wait(min(1.0, self.idle / 2)):
             now = time.monotonic()
             with self.lock:
                 idle = [s.id for s in self.sessions.values()
@@ -122,7 +122,9 @@ class PageServer(ThreadingHTTPServer):
 
     def start(self) -> PageServer:
         """Serve in a background thread (tests); `stop` ends it."""
-        self._thread = threading.Thread(target=self.serve_forever, name="http", daemon=True)
+        # A short poll: `stop` (shutdown) waits for the loop to look at its flag.
+        self._thread = threading.Thread(target=self.serve_forever, args=(0.1,), name="http",
+                                        daemon=True)
         self._thread.start()
         return self
 
