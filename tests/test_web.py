@@ -368,7 +368,8 @@ def child_pids(pid: int) -> list[int]:
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs Linux /proc to find the engine")
-def test_ctrl_c_stops_the_server_and_its_engines():
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_stops_the_server_and_its_engines(signum):
     process = subprocess.Popen([sys.executable, "-m", "engine", "serve", "--no-browser"],
                                cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
@@ -382,7 +383,7 @@ def test_ctrl_c_stops_the_server_and_its_engines():
                     what="the engine")
         engines = child_pids(process.pid)
         assert len(engines) == 1
-        process.send_signal(signal.SIGINT)
+        process.send_signal(signum)
         assert process.wait(timeout=20) == 0
         time.sleep(0.5)
         for pid in engines:
