@@ -136,8 +136,9 @@ def play_game(teacher: RawTeacher, rng: random.Random, openings: list[str],
     adjudicate = rng.random() >= args.play_out
     go = f"\ngo nodes {args.nodes}\n".encode()
     teacher.send(b"ucinewgame\n")
-    # The teacher gets the last position after a capture or pawn move and the moves since: all
-    # the history a repetition can need, and a short list to replay.
+    # The teacher gets a position after a capture or pawn move and the moves since (a new such
+    # position once the list passes 16 moves): all the history a repetition can need, and a
+    # short list to replay.
     base = b"position fen " + board.fen().encode()
     tail: list[bytes] = []
     repeats: dict[int, int] = {}
