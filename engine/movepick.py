@@ -13,10 +13,6 @@ stops asking as soon as one of them causes a cut-off:
 3. the two killer moves of this ply (quiet moves that cut off at a sibling node);
 4. the remaining quiet moves, by history score (how often the move cut off anywhere in the tree);
 5. the losing captures, in MVV-LVA order.
-
-It also answers, without making the move, whether a quiet move gives check (`QuietCheckTest`):
-the search prunes quiet moves near the leaves, but never checks, and pushing a move only to ask
-costs more.
 """
 
 from __future__ import annotations
@@ -94,56 +90,6 @@ def mvv_lva(board: chess.Board, move: chess.Move) -> int:
     elif move.promotion:
         score -= 100000  # under-promotions last: they are rarely better than a queen
     return score
-
-
-class QuietCheckTest:
-    """Tells whether a quiet move (no capture, no promotion) checks the opponent, without playing it.
-
-    Built once per node, like Stockfish's check squares: for each piece type, the squares from
-    which it would attack the enemy king, and our pieces that shield the king from one of our
-    sliders (moving one off that line uncovers a check). Each question then costs a few lookups;
-    pushing a move to ask would cost several times more. Castling moves the rook too, so it is
-    played out.
-    """
-
-    def __init__(self, board: chess.Board) -> None:
-        self.board = board
-        us = board.turn
-        king = board.king(not us)
-        self.king = king
-        if king is None:
-            return
-        occupied = board.occupied
-        diagonal = chess.BB_DIAG_ATTACKS[king][chess.BB_DIAG_MASKS[king] & occupied]
-        straight = (chess.BB_RANK_ATTACKS[king][chess.BB_RANK_MASKS[king] & occupied]
-                    | chess.BB_FILE_ATTACKS[king][chess.BB_FILE_MASKS[king] & occupied])
-        self.check_squares = (0, chess.BB_PAWN_ATTACKS[not us][king], chess.BB_KNIGHT_ATTACKS[king],
-                              diagonal, straight, diagonal | straight, 0)
-        ours = board.occupied_co[us]
-        snipers = ours & ((chess.BB_RANK_ATTACKS[king][0] | chess.BB_FILE_ATTACKS[king][0])
-                          & (board.rooks | board.queens)
-                          | chess.BB_DIAG_ATTACKS[king][0] & (board.bishops | board.queens))
-        shields = 0
-        for sniper in chess.scan_reversed(snipers):
-            between = chess.between(king, sniper) & occupied
-            if between and between & (between - 1) == 0:
-                shields |= between
-        self.shields = shields & ours
-
-    def __call__(self, move: chess.Move) -> bool:
-        king = self.king
-        if king is None:
-            return False
-        board = self.board
-        from_bb = chess.BB_SQUARES[move.from_square]
-        if from_bb & board.kings and board.is_castling(move):
-            return board.gives_check(move)
-        # A discovered check: the mover leaves the line between one of our sliders and the king.
-        if from_bb & self.shields and not chess.BB_RAYS[move.from_square][move.to_square] & (1 << king):
-            return True
-        # A direct check: the moved piece attacks the king from its new square.
-        piece = board.piece_type_at(move.from_square)
-        return bool(self.check_squares[piece] & chess.BB_SQUARES[move.to_square])
 
 
 def captures(board: chess.Board, in_check: bool = False, underpromotions: bool = True,

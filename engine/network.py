@@ -39,7 +39,7 @@ from pathlib import Path
 
 import chess
 import numpy as np
-from numba import boolean, int16, int64, njit, uint64
+from numba import boolean, int16, int32, int64, njit, uint64, void
 
 from engine.bitboards import U1, compile_kernel, lsb
 from engine.evaluate import EVAL_LIMIT
@@ -177,7 +177,7 @@ def _feature(piece_index, square, white_piece, white_view):
 
 
 @njit(cache=True, nogil=True)
-def refresh(acc, pawns, knights, bishops, rooks, queens, kings, white, w1, b1):
+def _refresh(acc, pawns, knights, bishops, rooks, queens, kings, white, w1, b1):
     """Fills ``acc`` (2, H int32: White's view, Black's view) with the first layer of the
     position: b1 plus the rows of its active inputs. int32: a sum of 32 int16 rows may leave the
     int16 range."""
@@ -245,7 +245,7 @@ def output(acc, white_to_move, w2, b2):
 def _network_kernel(pawns, knights, bishops, rooks, queens, kings, white, black,
                     white_to_move, w1, b1, w2, b2):
     acc = np.empty((2, b1.shape[0]), dtype=np.int32)
-    refresh(acc, pawns, knights, bishops, rooks, queens, kings, white, w1, b1)
+    _refresh(acc, pawns, knights, bishops, rooks, queens, kings, white, w1, b1)
     return output(acc, white_to_move, w2, b2)
 
 
@@ -255,6 +255,9 @@ _NETWORK_SIGNATURE = int64(uint64, uint64, uint64, uint64, uint64, uint64, uint6
                            int16[:, ::1], int16[::1], int16[::1], int64)
 
 
+# The search calls it from Python for the first node of each kernel call: compiled at import.
+refresh = compile_kernel(_refresh, void(int32[:, ::1], uint64, uint64, uint64, uint64, uint64,
+                                        uint64, uint64, int16[:, ::1], int16[::1]))
 _kernel = compile_kernel(_network_kernel, _NETWORK_SIGNATURE)
 
 

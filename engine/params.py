@@ -10,7 +10,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import boolean, int64, njit
+
+from engine.bitboards import compile_kernel
 
 MAX_DEPTH = 100
 
@@ -61,10 +63,33 @@ def null_move_reduction(depth, static_eval, beta):
 
 
 @njit(cache=True, nogil=True)
-def late_move_reduction(reductions, depth, moves_searched, is_quiet, in_check, gives_check, is_pv):
+def _late_move_reduction(reductions, depth, moves_searched, is_quiet, in_check, gives_check, is_pv):
     """How much shallower a move is searched at first: from the third ply of depth on, a quiet
     move that is not a check (nor out of check) after three moves, by the table (one ply less in
     PV nodes), leaving at least one ply; 0 for every other move."""
     if depth < 3 or moves_searched < 3 or not is_quiet or in_check or gives_check:
         return 0
     return max(0, min(reductions[depth, min(moves_searched, 63)] - is_pv, depth - 2))
+
+
+def without_pruning(kernel_params: np.ndarray) -> np.ndarray:
+    """A copy of ``kernel_params`` with every pruning rule of the kernel switched off: razoring,
+    reverse futility, null move, futility, late-move, SEE and delta pruning, and the recaptures-only
+    rule of deep quiescence. With reductions of zero too, the kernel searches the plain alpha-beta
+    tree with quiescence (the tests' oracle: its value is plain negamax's)."""
+    off = kernel_params.copy()
+    never = 1 << 30
+    off[RAZOR:RAZOR + 2] = never
+    off[REVERSE_FUTILITY_DEPTH_SLOT] = 0
+    off[NULL_MOVE_DEPTH_SLOT] = never
+    off[FUTILITY:FUTILITY + 2] = never
+    off[LATE_MOVES:LATE_MOVES + 3] = never
+    off[SEE_DEPTH] = 0
+    off[DELTA] = never
+    off[RECAPTURES_AFTER] = never
+    return off
+
+
+# Compiled at import (the Python search calls it too: never compiled during a search).
+late_move_reduction = compile_kernel(_late_move_reduction, int64(int64[:, ::1], int64, int64,
+                                                                 boolean, boolean, boolean, boolean))

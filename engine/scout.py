@@ -1,32 +1,29 @@
-"""The scout search: the search off the principal variation in one numba kernel.
+"""The scout search: every node off the principal variation, in one numba kernel.
 
 PVS searches the first move of a principal-variation node with the full window and every other
 move with a null window: a scout search (Pearl's name) that only asks whether the move beats
-alpha. Those searches' trees, and quiescence, are almost all of the search's nodes. In Python each
-node crosses into numba several times (key, table, evaluation, move lists, exchange) and pays for
-python-chess moves and boards besides. `search` searches a non-PV node (or a quiescence node) with
-its whole tree in one call, playing the moves on the bitboards, in the same steps as `Search.pvs`
-and `Search.quiescence` in engine/search.py: the same moves in the same order (each stage listed
-when the search reaches it, as `movepick.ordered_moves` does), the same pruning, reductions,
-extensions and draw rules, the same table entries, history and killers. Those Python methods stay
-the reference: they search the principal variation and what the kernel leaves to them. The kernel
-plays every move python-chess plays (Chess960 castling too) and gives up (returns GAVE_UP) only on
-meeting, anywhere in its tree, a node where the Python search would probe the tablebases (no more
-men than the tables and SyzygyProbeLimit allow, no castling rights, right after a capture or pawn
-move), or when its undo records are full; it then puts back every table entry, history score and
-killer it changed, so the Python search searches exactly the tree it would have searched alone: the
-bench signature is the same with and without the kernel. The kernel reads a stop word every 1024
-nodes, so that `stop` and the hard deadline end even a long call at once.
+alpha. Those searches' trees, and quiescence, are almost all of the search's nodes. `search` is
+such a node with its whole tree in one call, playing the moves on python-chess's bitboards: the
+draw rules, the table, the tablebases, razoring, reverse futility, null move, the staged move
+order (hash move, captures, killers, quiet moves by history, losing captures: each stage listed
+when the search reaches it), futility, late-move and SEE pruning, late-move reductions, check
+extensions and quiescence, with the classical evaluation or the network. engine/search.py keeps
+what Python does well: iterative deepening, aspiration, the root and the principal-variation nodes
+(which prune nothing), and it reads the tablebase files for the kernel (python-chess reads them:
+a call that meets a position it has no result for stops and asks for it, NEED_PROBE). The kernel
+reads a stop word every 1024 nodes, so that `stop` and the hard deadline end even a long call at
+once.
 """
 
 from __future__ import annotations
 
+import chess
 import numpy as np
-from numba import boolean, int16, int32, int64, njit, uint64, void
+from numba import boolean, int16, int32, int64, njit, uint64
 from numba.types import Tuple
 
-from engine.bitboards import SEVENTH_RANK, SQUARE_BB, U0, U1, compile_kernel, lsb, popcount
 from engine import network as nn
+from engine.bitboards import SEVENTH_RANK, SQUARE_BB, U0, compile_kernel, lsb, popcount
 from engine.bitmove import child, play
 from engine.endgame import with_endgame_knowledge_kernel
 from engine.evaluate import _evaluate_kernel
@@ -37,27 +34,29 @@ from engine.params import (CHESS960, DELTA, FUTILITY, LATE_MOVES, NETWORK, NETWO
                            NULL_MOVE_DEPTH_SLOT, RAZOR, RECAPTURES_AFTER, REVERSE_FUTILITY,
                            REVERSE_FUTILITY_DEPTH_SLOT, SEE, SEE_DEPTH, TABLEBASE_MEN,
                            late_move_reduction, null_move_reduction)
-from engine.score import MATE, MATE_BOUND, MAX_PLY, PIECE_VALUE, TB_WIN_THRESHOLD
+from engine.score import MATE, MATE_BOUND, MAX_PLY, PIECE_VALUE, TB_WIN_THRESHOLD, wdl_to_score
 from engine.see import _see_kernel
 from engine.tt import EXACT, LOWER, UPPER, score_from_tt, score_to_tt
-from engine.tt_kernels import MISS, _probe_impl, _slot, _store_impl
+from engine.tt_kernels import MISS, _probe_impl, _store_impl
 from engine.zobrist import _key_kernel
 
 # Results that are not scores (scores stay within +-MATE).
-GAVE_UP = -(1 << 40)  # a node the kernel does not search: the Python search does it
-OUT_OF_NODES = GAVE_UP - 1  # the node budget ran out: the search must stop
+NEED_PROBE = -(1 << 40)  # the tree reached a position to probe in the tablebases: see `search`
+OUT_OF_NODES = NEED_PROBE - 1  # the node budget ran out: the search must stop
 NO_BUDGET = 1 << 62  # the budget of a search without a node limit
 
 # The counters a call fills in, by index of its `counts` array.
-NODES, EVALUATIONS, CUTOFFS, SELDEPTH, UNDO_LENGTH, ORDERING_UNDO_LENGTH = 0, 1, 2, 3, 4, 5
-COUNTS = 6
+NODES, EVALUATIONS, CUTOFFS, SELDEPTH, TBHITS = 0, 1, 2, 3, 4
+COUNTS = 5
 INFINITY = MATE + 1
-# The table words a call overwrote, three uint64 per store (slot, both old words), put back if it
-# gives up; a tree that would store more gives up when the record is full.
-UNDO_STORES = 1 << 16
-# The history and killer entries a call overwrote, three int64 per entry (table: 0 Black's history,
-# 1 White's, 2 the killers; index; old value).
-ORDERING_UNDO_ENTRIES = 1 << 14
+# Tablebase results the Python search has probed, by key: PROBE_SLOTS slots from the key's home
+# slot on; a result of NO_RESULT means no table answers for that position.
+PROBE_SLOTS = 8
+NO_RESULT = 3
+# The position a call stopped at (NEED_PROBE), by index of its `request` array.
+(REQUEST_PAWNS, REQUEST_KNIGHTS, REQUEST_BISHOPS, REQUEST_ROOKS, REQUEST_QUEENS, REQUEST_KINGS,
+ REQUEST_WHITE, REQUEST_WHITE_TO_MOVE, REQUEST_EP, REQUEST_KEY) = range(10)
+REQUEST = 10
 
 _VALUE = np.array(PIECE_VALUE, dtype=np.int64)
 
@@ -65,6 +64,7 @@ _VALUE = np.array(PIECE_VALUE, dtype=np.int64)
 # The table's own score conversions (engine/tt.py), compiled for the kernel.
 _from_tt = njit(cache=True, nogil=True)(score_from_tt)
 _to_tt = njit(cache=True, nogil=True)(score_to_tt)
+_wdl_to_score = njit(cache=True, nogil=True)(wdl_to_score)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -246,75 +246,24 @@ def _quiet_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_m
 
 
 @njit(cache=True, nogil=True)
-def _store(table, key, entries, depth, bound, score, move, generation, undo, counts):
-    """Stores a result, recording the words it replaces; False if the record is full (nothing
-    stored)."""
-    n = counts[UNDO_LENGTH]
-    if n + 3 > undo.shape[0]:
-        return False
-    index = _slot(key, entries) << U1
-    undo[n] = index
-    undo[n + 1] = table[index]
-    undo[n + 2] = table[index + U1]
-    counts[UNDO_LENGTH] = n + 3
-    _store_impl(table, key, entries, depth, bound, score, move, generation)
-    return True
-
-
-@njit(cache=True, nogil=True)
-def _remember(ordering_undo, counts, table, index, old):
-    """Records an ordering-table entry about to change; False if the record is full."""
-    n = counts[ORDERING_UNDO_LENGTH]
-    if n + 3 > ordering_undo.shape[0]:
-        return False
-    ordering_undo[n] = table
-    ordering_undo[n + 1] = index
-    ordering_undo[n + 2] = old
-    counts[ORDERING_UNDO_LENGTH] = n + 3
-    return True
-
-
-@njit(cache=True, nogil=True)
-def _record_cutoff(move, ply, depth, history, colour, tried, killers, ordering_undo, counts):
-    """`OrderingTables.record_cutoff` for the quiet ``move`` (a table code), remembering what it
-    changes; False (nothing changed) if the record is full."""
-    if counts[ORDERING_UNDO_LENGTH] + 3 * (tried.shape[0] + 3) > ordering_undo.shape[0]:
-        return False
-    index = (move & 63) << 6 | move >> 6
-    _remember(ordering_undo, counts, colour, index, history[index])
-    for other in tried:
-        _remember(ordering_undo, counts, colour, other, history[other])
-    _reward_impl(history, index, depth, tried)
+def _record_cutoff(move, ply, depth, history, tried, killers):
+    """`OrderingTables.record_cutoff` for the quiet ``move`` (a table code)."""
+    _reward_impl(history, (move & 63) << 6 | move >> 6, depth, tried)
     if killers[ply, 0] != move:
-        _remember(ordering_undo, counts, 2, 2 * ply, killers[ply, 0])
-        _remember(ordering_undo, counts, 2, 2 * ply + 1, killers[ply, 1])
         killers[ply, 1] = killers[ply, 0]
         killers[ply, 0] = move
-    return True
 
 
 @njit(cache=True, nogil=True)
-def _undo(table, undo, history_black, history_white, killers, ordering_undo, counts):
-    """Puts back what a call that gave up changed: table entries, history and killers."""
-    n = counts[UNDO_LENGTH]
-    while n > 0:
-        n -= 3
-        index = undo[n]
-        table[index] = undo[n + 1]
-        table[index + U1] = undo[n + 2]
-    counts[UNDO_LENGTH] = 0
-    n = counts[ORDERING_UNDO_LENGTH]
-    while n > 0:
-        n -= 3
-        kind = ordering_undo[n]
-        index = ordering_undo[n + 1]
-        if kind == 0:
-            history_black[index] = ordering_undo[n + 2]
-        elif kind == 1:
-            history_white[index] = ordering_undo[n + 2]
-        else:
-            killers[index >> 1, index & 1] = ordering_undo[n + 2]
-    counts[ORDERING_UNDO_LENGTH] = 0
+def _probed(key, probe_keys, probe_results):
+    """The stored tablebase result of the position ``key`` (-2 .. 2, or NO_RESULT), or -3 if it
+    was never probed."""
+    home = key & np.uint64(probe_keys.shape[0] - 1)
+    for i in range(PROBE_SLOTS):
+        slot = (home + np.uint64(i)) & np.uint64(probe_keys.shape[0] - 1)
+        if probe_keys[slot] == key and probe_results[slot] != -3:
+            return probe_results[slot]
+    return -3
 
 
 @njit(cache=True, nogil=True)
@@ -363,78 +312,89 @@ def _count_node(counts, ply, budget, stop, stop_at):
 
 @njit(cache=True, nogil=True)
 def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, key,
-            probed, in_check, ep_square, halfmove, depth, alpha, beta, ply, qply, last_target,
-            path, last, extend_below, can_null, params, reductions, hash_code, history_black,
-            history_white, killers, table, entries, generation, weights, network, acc, counts,
-            budget, stop, stop_at, undo, ordering_undo):
-    if probed:  # the first node of the call
-        counts[:] = 0
-        if params[NETWORK]:
-            nn.refresh(acc[ply], pawns, knights, bishops, rooks, queens, kings, white, network[0],
-                       network[1])
+            in_check, ep_square, halfmove, depth, alpha, beta, ply, qply, last_target, path, last,
+            extend_below, can_null, params, reductions, history_black, history_white, killers,
+            table, entries, generation, weights, network, acc, counts, budget, stop, stop_at,
+            probe_keys, probe_results, request):
     occupied = pawns | knights | bishops | rooks | queens | kings
     black = occupied & ~white
     ours = white if white_to_move else black
     if (kings & ours) == U0:
-        return GAVE_UP
+        return 0  # no king to move: not a position of chess
     # Variables, not literals, for the recursive calls: numba would compile a second version of
     # this function for a literal argument, and its cache cannot load that one.
     no_square = ep_square - ep_square - 1
-    not_probed = probed != probed
     not_check = in_check != in_check
-    not_pv = probed != probed  # the kernel's nodes are never principal-variation nodes
+    may_null = in_check == in_check
+    not_pv = not_check  # the kernel's nodes are never principal-variation nodes
     horizon = depth - depth
     promoting = pawns & ours & SEVENTH_RANK[1 if white_to_move else 0]
     chess960 = params[CHESS960] != 0
     history = history_white if white_to_move else history_black
-    colour = 1 if white_to_move else 0
-    if not probed and in_check and qply == 0 and ply < extend_below:
+    if in_check and qply == 0 and ply < extend_below:
         depth += 1  # the check extension (of Search.pvs nodes, not of quiescence's)
     if depth > 0:
         # ------------------------------------------------------------- a non-PV node (Search.pvs)
-        # The first node of a call is not in check and starts at step 6 (the search did the rest);
-        # the kernel's own nodes start at step 2.
         static_eval = -INFINITY
-        if not probed:
-            if _count_node(counts, ply, budget, stop, stop_at):
-                return OUT_OF_NODES
-            # Step 2. Draws.
-            if halfmove >= 100:
-                if not in_check or (
-                        evasion_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
-                                       white_to_move, ep_square, False).shape[0]
-                        or evasion_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
-                                          white_to_move, ep_square, True).shape[0]):
+        if _count_node(counts, ply, budget, stop, stop_at):
+            return OUT_OF_NODES
+        # Step 2. Draws.
+        if halfmove >= 100:
+            if not in_check or (
+                    evasion_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
+                                   white_to_move, ep_square, False).shape[0]
+                    or evasion_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
+                                      white_to_move, ep_square, True).shape[0]):
+                return 0
+        else:
+            if (pawns | rooks | queens) == U0 and popcount(occupied) <= 3:
+                return 0
+            i = last - 4
+            while i >= max(last - halfmove, 0):
+                if path[i] == key:
                     return 0
-            else:
-                if (pawns | rooks | queens) == U0 and popcount(occupied) <= 3:
-                    return 0
-                i = last - 4
-                while i >= max(last - halfmove, 0):
-                    if path[i] == key:
-                        return 0
-                    i -= 2
-            if ply >= MAX_PLY:
-                return _evaluation(pawns, knights, bishops, rooks, queens, kings, white, black,
-                                   white_to_move, weights, network, acc, ply, params)
-            # Step 3. Mate-distance pruning.
-            alpha = max(alpha, -MATE + ply)
-            beta = min(beta, MATE - ply - 1)
-            if alpha >= beta:
-                return alpha
-            # Step 4. The table.
-            tt_depth, tt_bound, tt_score, hash_code = _probe_impl(table, key, entries)
-            if tt_depth != MISS:
-                tt_score = _from_tt(tt_score, ply)
-                if tt_depth >= depth and (
-                        tt_bound == EXACT or (tt_bound == LOWER and tt_score >= beta)
-                        or (tt_bound == UPPER and tt_score <= alpha)):
-                    return tt_score
-            else:
-                hash_code = 0
-            # Step 5. Tablebases: the Python search probes them (python-chess reads the files).
-            if (halfmove == 0 and castling == U0 and popcount(occupied) <= params[TABLEBASE_MEN]):
-                return GAVE_UP
+                i -= 2
+        if ply >= MAX_PLY:
+            return _evaluation(pawns, knights, bishops, rooks, queens, kings, white, black,
+                               white_to_move, weights, network, acc, ply, params)
+        # Step 3. Mate-distance pruning.
+        alpha = max(alpha, -MATE + ply)
+        beta = min(beta, MATE - ply - 1)
+        if alpha >= beta:
+            return alpha
+        # Step 4. The table.
+        tt_depth, tt_bound, tt_score, hash_code = _probe_impl(table, key, entries)
+        if tt_depth != MISS:
+            tt_score = _from_tt(tt_score, ply)
+            if tt_depth >= depth and (
+                    tt_bound == EXACT or (tt_bound == LOWER and tt_score >= beta)
+                    or (tt_bound == UPPER and tt_score <= alpha)):
+                return tt_score
+        else:
+            hash_code = 0
+        # Step 5. Tablebases: an exact result for few men, right after a capture or pawn move.
+        # python-chess reads the files: the result of a position not probed yet is asked of
+        # the Python search, which probes it and calls again.
+        if (halfmove == 0 and castling == U0 and popcount(occupied) <= params[TABLEBASE_MEN]):
+            wdl = _probed(key, probe_keys, probe_results)
+            if wdl == -3:
+                request[REQUEST_PAWNS] = pawns
+                request[REQUEST_KNIGHTS] = knights
+                request[REQUEST_BISHOPS] = bishops
+                request[REQUEST_ROOKS] = rooks
+                request[REQUEST_QUEENS] = queens
+                request[REQUEST_KINGS] = kings
+                request[REQUEST_WHITE] = white
+                request[REQUEST_WHITE_TO_MOVE] = white_to_move
+                request[REQUEST_EP] = ep_square + 1
+                request[REQUEST_KEY] = key
+                return NEED_PROBE
+            if wdl != NO_RESULT:
+                counts[TBHITS] += 1
+                score = _wdl_to_score(wdl, ply)
+                _store_impl(table, key, entries, depth, EXACT, _to_tt(score, ply), 0,
+                            generation)
+                return score
         if not in_check:
             # Step 6. Static evaluation.
             counts[EVALUATIONS] += 1
@@ -444,13 +404,13 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
             if abs(beta) < MATE_BOUND:
                 if depth <= 2 and static_eval + params[RAZOR + depth - 1] <= alpha:
                     result = _search(pawns, knights, bishops, rooks, queens, kings, white, castling,
-                                     white_to_move, key, not_probed, not_check, ep_square, halfmove,
+                                     white_to_move, key, not_check, ep_square, halfmove,
                                      horizon, alpha, alpha + 1, ply, horizon, last_target, path,
-                                     last, extend_below, can_null, params, reductions, hash_code,
+                                     last, extend_below, can_null, params, reductions,
                                      history_black, history_white, killers, table, entries,
                                      generation, weights, network, acc, counts, budget, stop,
-                                     stop_at, undo, ordering_undo)
-                    if result <= alpha:  # GAVE_UP and OUT_OF_NODES too
+                                     stop_at, probe_keys, probe_results, request)
+                    if result <= alpha:  # NEED_PROBE and OUT_OF_NODES too
                         return result
                 if (depth <= params[REVERSE_FUTILITY_DEPTH_SLOT]
                         and static_eval - params[REVERSE_FUTILITY] * depth >= beta):
@@ -466,22 +426,22 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
                     _to_child(params, network, acc, ply, pawns, knights, bishops, rooks, queens,
                               kings, white, pawns, knights, bishops, rooks, queens, kings, white)
                     result = _search(pawns, knights, bishops, rooks, queens, kings, white, castling,
-                                     not white_to_move, null_key, not_probed, not_check, no_square,
+                                     not white_to_move, null_key, not_check, no_square,
                                      halfmove + 1, depth - 1 - reduction, -beta, -beta + 1, ply + 1,
                                      horizon, last_target, path[last + 1:], horizon, extend_below,
-                                     not_check, params, reductions, hash_code, history_black,
+                                     not_check, params, reductions, history_black,
                                      history_white, killers, table, entries, generation, weights,
-                                     network, acc, counts, budget, stop, stop_at, undo,
-                                     ordering_undo)
-                    if result <= GAVE_UP:
+                                     network, acc, counts, budget, stop, stop_at, probe_keys,
+                                     probe_results, request)
+                    if result <= NEED_PROBE:
                         return result
                     if -result >= beta:
                         return beta if -result >= MATE_BOUND else -result
         # Step 8. The moves, with futility, late-move and SEE pruning out of check, and late quiet
         # moves searched shallower.
-        moves, losing, skip = _first_moves(pawns, knights, bishops, rooks, queens, kings,
-                                                    ours, white_to_move, castling, chess960,
-                                                    ep_square, in_check, hash_code)
+        moves, losing, skip = _first_moves(pawns, knights, bishops, rooks, queens, kings, ours,
+                                           white_to_move, castling, chess960, ep_square, in_check,
+                                           hash_code)
         futility_value = static_eval + params[FUTILITY + depth - 1] if depth <= 2 else INFINITY
         futile = not in_check and futility_value <= alpha
         best_score = -INFINITY
@@ -524,21 +484,21 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
             _to_child(params, network, acc, ply, pawns, knights, bishops, rooks, queens, kings,
                       white, p, n, b, r, q, k, child_white)
             result = _search(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
-                             child_key, not_probed, gives_check, child_ep, child_halfmove,
+                             child_key, gives_check, child_ep, child_halfmove,
                              depth - 1 - reduction, child_beta, -alpha, ply + 1, horizon, target,
-                             path, last + 1, extend_below, probed == probed, params, reductions,
-                             hash_code, history_black, history_white, killers, table, entries,
-                             generation, weights, network, acc, counts, budget, stop, stop_at, undo,
-                             ordering_undo)
-            if reduction and GAVE_UP < result < -alpha:  # a reduced move that beat alpha
+                             path, last + 1, extend_below, may_null, params, reductions,
+                             history_black, history_white, killers, table, entries, generation,
+                             weights, network, acc, counts, budget, stop, stop_at, probe_keys,
+                             probe_results, request)
+            if reduction and NEED_PROBE < result < -alpha:  # a reduced move that beat alpha
                 result = _search(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
-                                 child_key, not_probed, gives_check, child_ep, child_halfmove,
-                                 depth - 1, child_beta, -alpha, ply + 1, horizon, target, path,
-                                 last + 1, extend_below, probed == probed, params, reductions,
-                                 hash_code, history_black, history_white, killers, table, entries,
-                                 generation, weights, network, acc, counts, budget, stop, stop_at,
-                                 undo, ordering_undo)
-            if result <= GAVE_UP:
+                                 child_key, gives_check, child_ep, child_halfmove, depth - 1,
+                                 child_beta, -alpha, ply + 1, horizon, target, path, last + 1,
+                                 extend_below, may_null, params, reductions, history_black,
+                                 history_white, killers, table, entries, generation, weights,
+                                 network, acc, counts, budget, stop, stop_at, probe_keys,
+                                 probe_results, request)
+            if result <= NEED_PROBE:
                 return result
             score = -result
             moves_searched += 1
@@ -564,28 +524,25 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
             bound = EXACT
         else:
             bound = UPPER
-        if not _store(table, key, entries, depth, bound, _to_tt(best_score, ply), best_move,
-                      generation, undo, counts):
-            return GAVE_UP
-        if cut_by_quiet and not _record_cutoff(best_move, ply, depth, history, colour,
-                                               tried[:n_tried], killers, ordering_undo, counts):
-            return GAVE_UP
+        _store_impl(table, key, entries, depth, bound, _to_tt(best_score, ply), best_move,
+                    generation)
+        if cut_by_quiet:
+            _record_cutoff(best_move, ply, depth, history, tried[:n_tried], killers)
         return best_score
 
     # ---------------------------------------------------- a quiescence node (Search.quiescence)
-    if not probed:  # the first node was counted and probed by the caller
-        if _count_node(counts, ply, budget, stop, stop_at):
-            return OUT_OF_NODES
-        if ply >= MAX_PLY:
-            counts[EVALUATIONS] += 1
-            return _static_score(pawns, knights, bishops, rooks, queens, kings, white, black,
-                                 white_to_move, weights, network, acc, ply, params)
-        tt_depth, tt_bound, tt_score, _ = _probe_impl(table, key, entries)
-        if tt_depth != MISS:
-            tt_score = _from_tt(tt_score, ply)
-            if (tt_bound == EXACT or (tt_bound == LOWER and tt_score >= beta)
-                    or (tt_bound == UPPER and tt_score <= alpha)):
-                return tt_score
+    if _count_node(counts, ply, budget, stop, stop_at):
+        return OUT_OF_NODES
+    if ply >= MAX_PLY:
+        counts[EVALUATIONS] += 1
+        return _static_score(pawns, knights, bishops, rooks, queens, kings, white, black,
+                             white_to_move, weights, network, acc, ply, params)
+    tt_depth, tt_bound, tt_score, _ = _probe_impl(table, key, entries)
+    if tt_depth != MISS:
+        tt_score = _from_tt(tt_score, ply)
+        if (tt_bound == EXACT or (tt_bound == LOWER and tt_score >= beta)
+                or (tt_bound == UPPER and tt_score <= alpha)):
+            return tt_score
     original_alpha = alpha
     if in_check:
         # Every evasion, in the search's order; no evasion is mate.
@@ -609,12 +566,12 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
             _to_child(params, network, acc, ply, pawns, knights, bishops, rooks, queens, kings,
                       white, p, n, b, r, q, k, child_white)
             result = _search(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
-                             child_key, not_probed, gives_check, child_ep, child_halfmove, horizon,
+                             child_key, gives_check, child_ep, child_halfmove, horizon,
                              -beta, -alpha, ply + 1, qply + 1, code >> 6 & 63, path, last,
-                             extend_below, can_null, params, reductions, hash_code, history_black,
+                             extend_below, can_null, params, reductions, history_black,
                              history_white, killers, table, entries, generation, weights, network,
-                             acc, counts, budget, stop, stop_at, undo, ordering_undo)
-            if result <= GAVE_UP:
+                             acc, counts, budget, stop, stop_at, probe_keys, probe_results, request)
+            if result <= NEED_PROBE:
                 return result
             score = -result
             if score > best_score:
@@ -642,9 +599,7 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
         stand_pat = _static_score(pawns, knights, bishops, rooks, queens, kings, white, black,
                                   white_to_move, weights, network, acc, ply, params)
         if stand_pat >= beta:
-            if not _store(table, key, entries, 0, LOWER, _to_tt(stand_pat, ply), 0, generation,
-                          undo, counts):
-                return GAVE_UP
+            _store_impl(table, key, entries, 0, LOWER, _to_tt(stand_pat, ply), 0, generation)
             return stand_pat
         best_score = stand_pat
         if stand_pat > alpha:
@@ -683,12 +638,12 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
             _to_child(params, network, acc, ply, pawns, knights, bishops, rooks, queens, kings,
                       white, p, n, b, r, q, k, child_white)
             result = _search(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
-                             child_key, not_probed, child_in_check, no_square, halfmove, horizon,
+                             child_key, child_in_check, no_square, halfmove, horizon,
                              -beta, -alpha, ply + 1, qply + 1, target, path, last, extend_below,
-                             can_null, params, reductions, hash_code, history_black,
+                             can_null, params, reductions, history_black,
                              history_white, killers, table, entries, generation, weights, network,
-                             acc, counts, budget, stop, stop_at, undo, ordering_undo)
-            if result <= GAVE_UP:
+                             acc, counts, budget, stop, stop_at, probe_keys, probe_results, request)
+            if result <= NEED_PROBE:
                 return result
             score = -result
             if score > best_score:
@@ -704,43 +659,62 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
         bound = EXACT
     else:
         bound = UPPER
-    if not _store(table, key, entries, 0, bound, _to_tt(best_score, ply), 0, generation, undo,
-                  counts):
-        return GAVE_UP
+    _store_impl(table, key, entries, 0, bound, _to_tt(best_score, ply), 0, generation)
     return best_score
 
 
-# The recursive kernel is called from Python only: numba's cache cannot load a cached function
-# that calls a recursive one (the process crashes), so undoing a call is a kernel of its own.
 # The network's w1 (768, H), b1 (H) and w2 (2H); its b2 is params[NETWORK_B2].
 NETWORK_WEIGHTS = Tuple((int16[:, ::1], int16[::1], int16[::1]))
 _SIGNATURE = int64(uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean, uint64,
-                   boolean, boolean, int64, int64, int64, int64, int64, int64, int64, int64,
-                   uint64[::1], int64, int64, boolean, int64[::1], int64[:, ::1], int64,
+                   boolean, int64, int64, int64, int64, int64, int64, int64, int64,
+                   uint64[::1], int64, int64, boolean, int64[::1], int64[:, ::1],
                    int64[::1], int64[::1], int64[:, ::1], uint64[::1], uint64, int64,
                    int64[:, ::1], NETWORK_WEIGHTS, int32[:, :, ::1], int64[::1], int64, int64[::1],
-                   int64, uint64[::1], int64[::1])
+                   int64, uint64[::1], int64[::1], uint64[::1])
 
 search = compile_kernel(_search, _SIGNATURE)
 """``search(pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, key,
-probed, in_check, ep_square, halfmove, depth, alpha, beta, ply, qply, last_target, path, last,
-extend_below, can_null, params, reductions, hash_code, history_black, history_white, killers, table,
-entries, generation, weights, network, acc, counts, budget, stop, stop_at, undo, ordering_undo)``:
-the score of the position as `Search.pvs` finds it at ``depth`` >= 1 in a non-PV node not in check
-(from its step 6), or `Search.quiescence` at ``depth`` 0 out of check; OUT_OF_NODES when ``budget``
-nodes are reached or ``stop[0] >= stop_at``, or GAVE_UP (then `undo` puts back the table, history
-and killers). ``probed``: the caller has counted the first node and found no result for it in the
-table. ``path[:last + 1]``: the keys of the positions since the last irreversible move (or null
-move), this one last, for repetitions; ``halfmove``: the fifty-move counter. A check is extended
-while ``ply`` is below ``extend_below``. ``params``: the pruning constants by the indices above;
+in_check, ep_square, halfmove, depth, alpha, beta, ply, qply, last_target, path, last,
+extend_below, can_null, params, reductions, history_black, history_white, killers, table, entries,
+generation, weights, network, acc, counts, budget, stop, stop_at, probe_keys, probe_results,
+request)``: the score of a non-PV node of the search, the whole node with its tree (at ``depth``
+<= 0, unless a check extends it, a quiescence node; ``qply`` plies past the horizon, recaptures on
+``last_target`` only from RECAPTURES_AFTER on). OUT_OF_NODES when ``budget`` nodes are reached or
+``stop[0] >= stop_at``; NEED_PROBE when the tree reaches a position to probe in the tablebases
+that is not in ``probe_keys``/``probe_results`` (`probe_result_slot`): ``request`` then holds it
+(by the REQUEST_ indices; the en passant square plus one), and the caller probes it and calls
+again (the table, history and killers keep what the call found: every entry stored is the result
+of a finished subtree). ``path[:last + 1]``: the keys of the positions since the last irreversible
+move (or null move), this one last, for repetitions; ``halfmove``: the fifty-move counter. A check
+is extended while ``ply`` is below ``extend_below``. ``params``: engine/params.py's slots;
 ``reductions``: the late-move reductions by depth and move number. ``weights``: the classical
 evaluation's; where params[NETWORK] is set, the network's weights ``network`` (NETWORK_WEIGHTS)
-evaluate instead, from first layers kept by ply in ``acc`` (int32, (MAX_PLY + 1, 2, H)): filled for
-the first node, then updated move by move. ``hash_code``: the node's table move (origin | target <<
-6 | promotion << 12; 0 for none).
-``counts`` gets the nodes, evaluations, cut-offs and deepest ply of the kernel's nodes (and the
-lengths of the undo records); ``undo`` has room for UNDO_STORES stores, ``ordering_undo`` for
-ORDERING_UNDO_ENTRIES."""
+evaluate instead, from first layers kept by ply in ``acc`` (int32, (MAX_PLY + 1, 2, H)): the
+caller fills ``acc[ply]``, the kernel updates the plies below move by move. ``counts`` gets the
+nodes, evaluations, cut-offs, tablebase hits and deepest ply of the call (the caller zeroes it)."""
 
-undo = compile_kernel(_undo, void(uint64[::1], uint64[::1], int64[::1], int64[::1], int64[:, ::1],
-                                  int64[::1], int64[::1]))
+
+def requested_board(request: np.ndarray) -> chess.Board:
+    """The position a call stopped at to ask for its tablebase result (``request``, NEED_PROBE)."""
+    (pawns, knights, bishops, rooks, queens, kings, white, white_to_move, ep,
+     _) = request.tolist()
+    board = chess.Board.empty()
+    board.pawns, board.knights, board.bishops = pawns, knights, bishops
+    board.rooks, board.queens, board.kings = rooks, queens, kings
+    board.occupied = pawns | knights | bishops | rooks | queens | kings
+    board.occupied_co[chess.WHITE] = white
+    board.occupied_co[chess.BLACK] = board.occupied & ~white
+    board.turn = bool(white_to_move)
+    board.ep_square = ep - 1 if ep else None
+    return board
+
+
+def probe_result_slot(key: int, probe_keys: np.ndarray, probe_results: np.ndarray) -> int:
+    """Where the caller stores the tablebase result of ``key``: the first free slot of the key's
+    PROBE_SLOTS (or the first of them, replacing what was there, if none is free)."""
+    size = probe_keys.shape[0]
+    for i in range(PROBE_SLOTS):
+        slot = (key + i) & (size - 1)
+        if probe_results[slot] == -3 or probe_keys[slot] == key:
+            return slot
+    return key & (size - 1)

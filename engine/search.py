@@ -1,9 +1,11 @@
 """The search: iterative deepening with aspiration windows over a negamax principal-variation search.
 
 `Search.run` deepens one ply at a time. Each iteration searches the root moves with a window around
-the previous score (re-searching with a wider one when the score falls outside), and each node is
-:meth:`Search.pvs`, a negamax PVS in the numbered steps below, ending in :meth:`Search.quiescence`.
-The search reports through a callback and knows nothing of UCI.
+the previous score (re-searching with a wider one when the score falls outside). The principal
+variation is :meth:`Search.pvs`, a negamax PVS node in the numbered steps below; every node off it
+(:meth:`Search.scout`, the null-window searches, and :meth:`Search.quiescence`) is the scout kernel
+of engine/scout.py, with its whole tree. The search reports through a callback and knows nothing of
+UCI.
 """
 
 from __future__ import annotations
@@ -17,26 +19,25 @@ import chess
 import numpy as np
 
 from engine import evaluate as classical
+from engine import network as nn
 from engine import params, scout
 from engine.endgame import with_endgame_knowledge
 from engine.evaluate import evaluate
 from engine.makemove import push
-from engine.movepick import OrderingTables, QuietCheckTest, captures, is_quiet_move, ordered_moves
+from engine.movepick import OrderingTables, is_quiet_move, ordered_moves
 from engine.network import NetworkEvaluation
-from engine.params import (DELTA_MARGIN, FUTILITY_MARGIN, KERNEL_PARAMS, LATE_MOVE_COUNT, MAX_DEPTH,
-                           NULL_MOVE_DEPTH, QUIESCENCE_DEPTH, RAZOR_MARGIN, RECAPTURES_ONLY_AFTER,
-                           REDUCTIONS, REVERSE_FUTILITY_DEPTH, REVERSE_FUTILITY_MARGIN,
-                           SEE_MARGIN, SEE_PRUNE_DEPTH, late_move_reduction, null_move_reduction)
+from engine.params import (KERNEL_PARAMS, MAX_DEPTH, RECAPTURES_ONLY_AFTER, REDUCTIONS,
+                           late_move_reduction)
 from engine.results import Info, SearchResult
-from engine.score import MATE, MATE_BOUND, MAX_PLY, TB_WIN_THRESHOLD, wdl_to_score
-from engine.see import see
+from engine.score import MATE, MATE_BOUND, MAX_PLY, wdl_to_score
 from engine.timeman import Limits, TimeBudget, soft_scale
-from engine.tt import EXACT, LOWER, UPPER, TranspositionTable, score_from_tt, score_to_tt
+from engine.tt import EXACT, LOWER, UPPER, TranspositionTable, score_to_tt
 from engine.zobrist import key_and_check, position_key
 
 INFINITY = MATE + 1
 ASPIRATION_WINDOW = 30
 CHECK_EVERY = 64  # nodes between looks at the clock and the stop flag (a few ms)
+PROBE_TABLE_SIZE = 1 << 16  # tablebase results kept for the kernel in one search (a power of 2)
 
 # The network arrays the kernel takes while it evaluates classically (it reads none of them).
 NO_NETWORK = (np.zeros((768, 1), dtype=np.int16), np.zeros(1, dtype=np.int16),
@@ -97,11 +98,6 @@ def is_mate_score(score: int) -> bool:
     return abs(score) >= MATE_BOUND
 
 
-def is_loss(score: int) -> bool:
-    """A proven loss for the side to move: mated, or lost by the tablebases."""
-    return score <= -TB_WIN_THRESHOLD
-
-
 class Search:
     """One searcher with its tables; `run` may be called again for the next move."""
 
@@ -113,10 +109,6 @@ class Search:
         self.tablebases = None  # an engine.tablebase.Tablebases, when the engine has them open
         # The static evaluation: the classical one, or the network's (UCI option "Use NNUE").
         self.evaluate: Callable[[chess.Board], int] = evaluate
-        # Quiescence and non-PV nodes by the numba kernel where it can (engine/scout.py);
-        # False: Python only (the same tree, slower).
-        self.compiled_quiescence = True
-        self.compiled_scout = True
         self.soft_deadline: float | None = None
         self.hard_deadline: float | None = None
         self.flexible_from: float | None = None  # when the clock of a flexible soft limit started
@@ -213,18 +205,22 @@ class Search:
         self._load_history(board)
         self.pv_table: list[list[chess.Move]] = [[] for _ in range(MAX_PLY + 2)]
         self.kernel_counts = np.zeros(scout.COUNTS, dtype=np.int64)
-        self.kernel_undo = np.zeros(3 * scout.UNDO_STORES, dtype=np.uint64)
-        self.kernel_ordering_undo = np.zeros(3 * scout.ORDERING_UNDO_ENTRIES, dtype=np.int64)
         self.kernel_path = np.zeros(MAX_PLY + 256, dtype=np.uint64)  # keys: see _run_kernel
         self.kernel_params = KERNEL_PARAMS.copy()
-        # The kernel hands to this search the nodes where a tablebase probe would happen.
-        self.kernel_params[params.TABLEBASE_MEN] = 0 if self.tablebases is None else self.tablebases.limit
+        self.reductions = REDUCTIONS
+        # The tablebase results the kernel reads (`_probe_for_kernel` probes them as it asks).
+        tablebases = self.tablebases
+        self.kernel_params[params.TABLEBASE_MEN] = 0 if tablebases is None else tablebases.limit
+        self.probe_keys = np.zeros(PROBE_TABLE_SIZE, dtype=np.uint64)
+        self.probe_results = np.full(PROBE_TABLE_SIZE, -3, dtype=np.int64)
+        self.probe_request = np.zeros(scout.REQUEST, dtype=np.uint64)
         self.kernel_params[params.CHESS960] = board.chess960
         # The evaluation in the kernel: the network's weights and its first layers by ply, or none.
         network = self.evaluate.network if isinstance(self.evaluate, NetworkEvaluation) else None
         self.kernel_params[params.NETWORK] = network is not None
         self.kernel_params[params.NETWORK_B2] = 0 if network is None else network.b2
-        self.kernel_network = NO_NETWORK if network is None else (network.w1, network.b1, network.w2)
+        self.kernel_network = (NO_NETWORK if network is None
+                               else (network.w1, network.b1, network.w2))
         self.kernel_accumulators = np.zeros((MAX_PLY + 1, 2, self.kernel_network[1].shape[0]),
                                             dtype=np.int32)
         if isinstance(self.stop_event, StopSignal):
@@ -294,11 +290,11 @@ class Search:
             self._make(rm.move)
             self.pv_table[1] = []
             if i == first:
-                score = -self.pvs(depth - 1, -beta, -alpha, 1, True, True)
+                score = -self.pvs(depth - 1, -beta, -alpha, 1)
             else:
-                score = -self.pvs(depth - 1, -alpha - 1, -alpha, 1, False, True)
+                score = -self.scout(depth - 1, -alpha - 1, -alpha, 1)
                 if alpha < score < beta:
-                    score = -self.pvs(depth - 1, -beta, -alpha, 1, True, True)
+                    score = -self.pvs(depth - 1, -beta, -alpha, 1)
             self._unmake()
             if score > best:
                 best = score
@@ -323,8 +319,12 @@ class Search:
 
     # ------------------------------------------------------------------ the PVS node
 
-    def pvs(self, depth: int, alpha: int, beta: int, ply: int, is_pv: bool, can_null: bool) -> int:
-        """Negamax principal-variation search of the position on the board, from its mover's view."""
+    def pvs(self, depth: int, alpha: int, beta: int, ply: int) -> int:
+        """A principal-variation node: negamax PVS of the position on the board, from its mover's
+        view. Its first move is searched as a PV node; every other move by the scout kernel with
+        a null window (late quiet moves shallower first), and searched again as a PV node if it
+        beats alpha. A PV node prunes nothing: the pruning is the kernel's, in the nodes off the
+        principal variation."""
         board = self.board
         in_check = self.checks[-1]
         # Check extension: a check is searched one ply deeper, so mates and perpetuals are seen.
@@ -348,18 +348,11 @@ class Search:
         if alpha >= beta:
             return alpha
 
-        # Step 4. Transposition table: a stored bound that settles the window ends the node.
+        # Step 4. Transposition table: the move it holds comes first (a PV node takes no result
+        # from it, so that the principal variation is searched to its end).
         key = self.keys[-1]
         entry = self.tt.probe(key)
-        hash_move = None
-        if entry is not None:
-            tt_depth, tt_bound, tt_score, hash_move = entry
-            tt_score = score_from_tt(tt_score, ply)
-            if not is_pv and tt_depth >= depth and (
-                    tt_bound == EXACT
-                    or (tt_bound == LOWER and tt_score >= beta)
-                    or (tt_bound == UPPER and tt_score <= alpha)):
-                return tt_score
+        hash_move = None if entry is None else entry[3]
 
         # Step 5. Tablebases: an exact result for few pieces, right after a capture or pawn move.
         if self.tablebases is not None and board.halfmove_clock == 0:
@@ -368,86 +361,31 @@ class Search:
                 self.tt.store(key, depth, EXACT, score_to_tt(wdl_score, ply), None)
                 return wdl_score
 
-        # A non-PV node's steps 6-10 and its tree below, by the numba kernel of engine/scout.py
-        # where it can.
-        if not is_pv and not in_check and self._kernel_may_search():
-            score = self._run_kernel(depth, alpha, beta, ply, 0, hash_move, can_null)
-            if score is not None:
-                return score
-
-        # Step 6. Static evaluation (meaningless in check: every move there is forced).
-        static_eval = -INFINITY if in_check else self._evaluate()
-
-        # Step 7. Pruning before moves, where a quiet look says this node will fail high anyway.
-        if not is_pv and not in_check and abs(beta) < MATE_BOUND:
-            # Razoring: far below alpha near the leaves, only a capture could help; if quiescence
-            # confirms the score stays below alpha, so will the quiet moves.
-            if depth < len(RAZOR_MARGIN) and static_eval + RAZOR_MARGIN[depth] <= alpha:
-                score = self.quiescence(alpha, alpha + 1, ply)
-                if score <= alpha:
-                    return score
-            # Reverse futility: far above beta with little depth left; the opponent won't allow it.
-            if depth <= REVERSE_FUTILITY_DEPTH and static_eval - REVERSE_FUTILITY_MARGIN * depth >= beta:
-                return static_eval
-            # Null move: if passing still fails high, a real move will too (unsafe in zugzwang,
-            # hence never with only pawns left, never twice in a row).
-            if can_null and depth >= NULL_MOVE_DEPTH and static_eval >= beta and self._has_pieces(board.turn):
-                reduction = null_move_reduction(depth, static_eval, beta)
-                self._make_null()
-                score = -self.pvs(depth - 1 - reduction, -beta, -beta + 1, ply + 1, False, False)
-                self._unmake()
-                if score >= beta:
-                    return beta if is_mate_score(score) else score
-
         # Internal iterative reduction: without a hash move, ordering is poor; search shallower.
-        if hash_move is None and depth >= 5 and is_pv:
+        if hash_move is None and depth >= 5:
             depth -= 1
 
-        # Step 8. The move loop: first move with the full window, the rest with a null window,
-        # re-searched when they surprise (beat alpha); late quiet moves are searched shallower.
+        # Step 8. The move loop: the first move with the full window, the rest with a null window,
+        # searched again when they surprise (beat alpha); late quiet moves are searched shallower.
         best_score = -INFINITY
         best_move = None
         moves_searched = 0
         quiets_tried: list[chess.Move] = []
-        futility_value = static_eval + FUTILITY_MARGIN[depth] if depth <= 2 else INFINITY
-        futile = not is_pv and not in_check and futility_value <= alpha
-        late_moves_prunable = not is_pv and not in_check and depth < len(LATE_MOVE_COUNT)
-        captures_prunable = not is_pv and not in_check and depth <= SEE_PRUNE_DEPTH
-        checks_king = None  # a QuietCheckTest, built for the first move that might be pruned
         for move in ordered_moves(board, hash_move, self.tables, ply, in_check):
             is_quiet = is_quiet_move(board, move)
-            # Futility pruning: a quiet move cannot lift a hopeless static score near the leaves.
-            # Late-move pruning: near the leaves, quiet moves ordered last rarely matter.
-            # Checks are never pruned; the test runs before the move is made, so pruning is cheap.
-            # Nor is anything pruned while every move so far loses: the rest may save the game.
-            if is_quiet and moves_searched > 0 and not is_loss(best_score) and (
-                    futile or (late_moves_prunable and moves_searched >= LATE_MOVE_COUNT[depth])):
-                if checks_king is None:
-                    checks_king = QuietCheckTest(board)
-                if not checks_king(move):
-                    # A futile move is still worth about the futility value: the bound returned
-                    # must not be lower than what the pruned moves could have scored.
-                    if futile and best_score < futility_value:
-                        best_score = futility_value
-                    continue
-            # SEE pruning: near the leaves, a capture that loses material in the exchange.
-            elif (not is_quiet and captures_prunable and moves_searched > 0 and not is_loss(best_score)
-                    and see(board, move) < -SEE_MARGIN * depth):
-                continue
             self._make(move)
             gives_check = self.checks[-1]
-            if is_pv:
-                self.pv_table[ply + 1] = []
+            self.pv_table[ply + 1] = []
             if moves_searched == 0:
-                score = -self.pvs(depth - 1, -beta, -alpha, ply + 1, is_pv, True)
+                score = -self.pvs(depth - 1, -beta, -alpha, ply + 1)
             else:
-                reduction = late_move_reduction(REDUCTIONS, depth, moves_searched, is_quiet,
-                                                in_check, gives_check, is_pv)
-                score = -self.pvs(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, False, True)
+                reduction = late_move_reduction(self.reductions, depth, moves_searched, is_quiet,
+                                                in_check, gives_check, True)
+                score = -self.scout(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1)
                 if reduction and score > alpha:
-                    score = -self.pvs(depth - 1, -alpha - 1, -alpha, ply + 1, False, True)
-                if is_pv and alpha < score < beta:
-                    score = -self.pvs(depth - 1, -beta, -alpha, ply + 1, True, True)
+                    score = -self.scout(depth - 1, -alpha - 1, -alpha, ply + 1)
+                if alpha < score < beta:
+                    score = -self.pvs(depth - 1, -beta, -alpha, ply + 1)
             self._unmake()
             moves_searched += 1
 
@@ -456,8 +394,7 @@ class Search:
                 if score > alpha:
                     best_move = move
                     alpha = score
-                    if is_pv:
-                        self.pv_table[ply] = [move] + self.pv_table[ply + 1]
+                    self.pv_table[ply] = [move] + self.pv_table[ply + 1]
                     if alpha >= beta:
                         self.cutoffs += 1
                         if is_quiet:
@@ -480,146 +417,80 @@ class Search:
         self.tt.store(key, depth, bound, score_to_tt(best_score, ply), best_move)
         return best_score
 
+    def scout(self, depth: int, alpha: int, beta: int, ply: int) -> int:
+        """A node off the principal variation (``beta`` = ``alpha`` + 1 where PVS asks), with its
+        whole tree: the scout kernel's (engine/scout.py)."""
+        return self._run_kernel(depth, alpha, beta, ply)
+
     def quiescence(self, alpha: int, beta: int, ply: int, qply: int = 0) -> int:
-        """Captures (and promotions) only, until the position is quiet; every evasion when in check.
-
-        ``qply`` counts the plies since the horizon: past RECAPTURES_ONLY_AFTER only recaptures
-        on the square of the last move are searched, so that a board full of mutual attacks
-        (every piece able to take another) cannot explode the tree.
-        """
-        self._count_node(ply)
-        board = self.board
-        in_check = self.checks[-1]
-        if ply >= MAX_PLY:
-            return self._evaluate()
-        # Any stored result settles the window here: quiescence is the shallowest search there is.
-        key = self.keys[-1]
-        entry = self.tt.probe(key)
-        if entry is not None:
-            tt_bound = entry[1]
-            tt_score = score_from_tt(entry[2], ply)
-            if (tt_bound == EXACT or (tt_bound == LOWER and tt_score >= beta)
-                    or (tt_bound == UPPER and tt_score <= alpha)):
-                return tt_score
-        # The rest of this node and its whole tree in one call of a numba kernel, where it can.
-        if not in_check and self.compiled_quiescence and self._kernel_evaluates():
-            score = self._run_kernel(0, alpha, beta, ply, qply, None)
-            if score is not None:
-                return score
-        original_alpha = alpha
-        if in_check:
-            best_score = -MATE + ply  # if no evasion exists, this is mate
-            stand_pat = -INFINITY
-            moves = ((move, 0, 0) for move in ordered_moves(board, None, self.tables, ply, True))
-        else:
-            # A bare king (with pawns) may have no move at all: stalemate is a draw, not a standing
-            # pat. Only such sides are checked, so that other nodes do not pay for a move list.
-            if not self._has_pieces(board.turn) and not any(board.generate_legal_moves()):
-                return 0
-            # Stand pat: the side to move need not capture, so the static score is a lower bound.
-            stand_pat = best_score = self._evaluate()
-            if stand_pat >= beta:
-                self.tt.store(key, QUIESCENCE_DEPTH, LOWER, score_to_tt(stand_pat, ply), None)
-                return stand_pat
-            if stand_pat > alpha:
-                alpha = stand_pat
-            if qply < RECAPTURES_ONLY_AFTER:
-                moves = captures(board, underpromotions=False)
-            else:
-                moves = captures(board, underpromotions=False,
-                                 targets=chess.BB_SQUARES[board.peek().to_square])
-
-        for move, victim, attacker in moves:
-            if not in_check and move.promotion is None:
-                # Delta pruning: even winning the piece outright would not bring the score to
-                # alpha, nor would any later capture (victims come in falling value).
-                if stand_pat + victim + DELTA_MARGIN <= alpha:
-                    break
-                # Captures that lose material in the exchange only add nodes here.
-                if attacker > victim and see(board, move) < 0:
-                    continue
-            self._make(move)
-            score = -self.quiescence(-beta, -alpha, ply + 1, qply + 1)
-            self._unmake()
-            if score > best_score:
-                best_score = score
-                if score > alpha:
-                    alpha = score
-                    if alpha >= beta:
-                        self.cutoffs += 1
-                        break
-        if best_score >= beta:
-            bound = LOWER
-        elif best_score > original_alpha:
-            bound = EXACT
-        else:
-            bound = UPPER
-        self.tt.store(key, QUIESCENCE_DEPTH, bound, score_to_tt(best_score, ply), None)
-        return best_score
+        """Captures (and promotions) only, until the position is quiet; every evasion when in check;
+        past RECAPTURES_ONLY_AFTER plies (``qply`` counts them) only recaptures: the kernel's."""
+        return self._run_kernel(0, alpha, beta, ply, qply)
 
     # ------------------------------------------------------------------ helpers of the node
 
-    def _kernel_may_search(self) -> bool:
-        """Whether the kernel may search this non-PV node."""
-        return self.compiled_scout and self._kernel_evaluates()
-
-    def _kernel_evaluates(self) -> bool:
-        """Whether the kernel has this search's evaluation: the classical one or a network's."""
-        return self.evaluate is evaluate or isinstance(self.evaluate, NetworkEvaluation)
-
-    def _run_kernel(self, depth: int, alpha: int, beta: int, ply: int, qply: int,
-                    hash_move: chess.Move | None, can_null: bool = True) -> int | None:
-        """The rest of the node by the numba kernel of engine/scout.py (the same tree, one
-        call): at ``depth`` 0 `quiescence`, at a greater ``depth`` a non-PV `pvs` node not in check
-        from its step 6; in either, from where the node has been counted and the table probed
-        without a result. None where the kernel leaves the node to the Python code."""
+    def _run_kernel(self, depth: int, alpha: int, beta: int, ply: int, qply: int = 0) -> int:
+        """The node on the board and its whole tree by the scout kernel; the tablebase results it
+        asks for are probed here (python-chess reads the files), and it is called again."""
         board = self.board
         ep_square = board.ep_square
         if ep_square is None or chess.square_rank(ep_square) != (5 if board.turn else 2):
             ep_square = -1
         last_target = board.peek().to_square if qply >= RECAPTURES_ONLY_AFTER else 0
+        # The keys a repetition may go back to: those since the last capture or pawn move.
+        keys = self.keys
+        start = max(len(keys) - 1 - board.halfmove_clock, 0)
+        last = len(keys) - 1 - start
+        if last + MAX_PLY >= len(self.kernel_path):
+            self.kernel_path = np.zeros(last + MAX_PLY + 256, dtype=np.uint64)
         path = self.kernel_path
-        last = 0
-        hash_code = 0
-        if depth:
-            # The keys a repetition may go back to, for the checks the kernel extends.
-            keys = self.keys
-            start = max(len(keys) - 1 - board.halfmove_clock, self.null_marks[-1])
-            last = len(keys) - 1 - start
-            if last + MAX_PLY >= len(path):
-                return None  # hundreds of moves without a capture or a pawn move
-            path[:last + 1] = keys[start:]
-            if hash_move is not None:
-                hash_code = hash_move.from_square | hash_move.to_square << 6 | (hash_move.promotion or 0) << 12
+        path[:last + 1] = keys[start:]
+        if self.kernel_params[params.NETWORK]:
+            w1, b1, _ = self.kernel_network
+            u = np.uint64
+            nn.refresh(self.kernel_accumulators[ply], u(board.pawns), u(board.knights),
+                       u(board.bishops), u(board.rooks), u(board.queens), u(board.kings),
+                       u(board.occupied_co[chess.WHITE]), w1, b1)
         counts = self.kernel_counts
-        budget = scout.NO_BUDGET if self.node_limit is None else self.node_limit - self.total_nodes()
-        tt = self.tt
         tables = self.tables
         history_black, history_white = tables.history
-        score = scout.search(
-            board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
-            board.occupied_co[chess.WHITE], board.castling_rights, board.turn, self.keys[-1], True,
-            False, ep_square, board.halfmove_clock, depth, alpha, beta, ply, qply, last_target, path,
-            last, 2 * self.root_depth, can_null, self.kernel_params, REDUCTIONS, hash_code,
-            history_black, history_white, tables.killers, tt.table, tt.entries, tt.generation,
-            classical.WEIGHTS, self.kernel_network, self.kernel_accumulators, counts, budget,
-            self.stop_event.word, self.stop_event.at, self.kernel_undo, self.kernel_ordering_undo)
-        if score == scout.GAVE_UP:
-            # The table, history and killers as they were: the Python search does the node.
-            scout.undo(tt.table, self.kernel_undo, history_black, history_white, tables.killers,
-                        self.kernel_ordering_undo, counts)
-            return None
-        nodes, evaluations, cutoffs, seldepth, _, _ = counts.tolist()
-        self.nodes += nodes
-        self.evaluations += evaluations
-        self.cutoffs += cutoffs
-        if seldepth > self.seldepth:
-            self.seldepth = seldepth
-        if score == scout.OUT_OF_NODES:
-            raise SearchAborted
+        tt = self.tt
+        while True:
+            counts[:] = 0
+            budget = (scout.NO_BUDGET if self.node_limit is None
+                      else self.node_limit - self.total_nodes())
+            score = scout.search(
+                board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
+                board.occupied_co[chess.WHITE], board.castling_rights, board.turn, self.keys[-1],
+                self.checks[-1], ep_square, board.halfmove_clock, depth, alpha, beta, ply, qply,
+                last_target, path, last, 2 * self.root_depth, True, self.kernel_params,
+                self.reductions, history_black, history_white, tables.killers, tt.table,
+                tt.entries, tt.generation, classical.WEIGHTS, self.kernel_network,
+                self.kernel_accumulators, counts, budget, self.stop_event.word, self.stop_event.at,
+                self.probe_keys, self.probe_results, self.probe_request)
+            nodes, evaluations, cutoffs, seldepth, tbhits = counts.tolist()
+            self.nodes += nodes
+            self.evaluations += evaluations
+            self.cutoffs += cutoffs
+            self.tbhits += tbhits
+            if seldepth > self.seldepth:
+                self.seldepth = seldepth
+            if score == scout.OUT_OF_NODES:
+                raise SearchAborted
+            if score != scout.NEED_PROBE:
+                break
+            self._probe_for_kernel()
         if self.nodes >= self.next_check:
             self._check_limits()
         return score
+
+    def _probe_for_kernel(self) -> None:
+        """Probes the position the kernel stopped at and keeps the result where it reads it."""
+        wdl = self.tablebases.probe_wdl(scout.requested_board(self.probe_request))
+        key = int(self.probe_request[scout.REQUEST_KEY])
+        slot = scout.probe_result_slot(key, self.probe_keys, self.probe_results)
+        self.probe_keys[slot] = key
+        self.probe_results[slot] = scout.NO_RESULT if wdl is None else wdl
 
     def _make(self, move: chess.Move) -> None:
         """Plays ``move``, recording the new position's key and whether it is check: the parent
@@ -630,23 +501,10 @@ class Search:
         self.keys.append(key)
         self.checks.append(in_check)
 
-    def _make_null(self) -> None:
-        self.board.push(chess.Move.null())
-        self.keys.append(position_key(self.board))
-        self.checks.append(False)  # we never pass in check, so the opponent cannot be in check
-        self.null_marks.append(len(self.keys) - 1)
-
     def _unmake(self) -> None:
-        move = self.board.pop()
+        self.board.pop()
         self.keys.pop()
         self.checks.pop()
-        if move.from_square == move.to_square:  # a null move (cheaper than bool(move))
-            self.null_marks.pop()
-
-    def _evaluate(self) -> int:
-        self.evaluations += 1
-        board = self.board
-        return with_endgame_knowledge(board, self.evaluate(board))
 
     def static_evaluation(self, board: chess.Board) -> int:
         """The evaluation this search uses, with what it knows of bare-king endings."""
@@ -687,19 +545,15 @@ class Search:
         if not (board.pawns | board.rooks | board.queens) and board.occupied.bit_count() <= 3:
             return True
         # A repetition of any earlier position with the same side to move since the last
-        # irreversible move (or null move, which breaks the chain) counts as a draw.
+        # irreversible move counts as a draw.
         keys = self.keys
         last = len(keys) - 1
         key = keys[last]
-        stop = max(last - board.halfmove_clock, self.null_marks[-1])
+        stop = max(last - board.halfmove_clock, 0)
         for i in range(last - 4, stop - 1, -2):
             if keys[i] == key:
                 return True
         return False
-
-    def _has_pieces(self, color: chess.Color) -> bool:
-        board = self.board
-        return bool(board.occupied_co[color] & ~(board.pawns | board.kings))
 
     def _probe_tablebases(self, ply: int) -> int | None:
         board = self.board
@@ -721,7 +575,6 @@ class Search:
             history.pop()
             keys.append(position_key(history))
         self.keys = keys[::-1]
-        self.null_marks = [0]
         self.checks = [board.is_check()]
 
     def _root_moves(self, board: chess.Board, searchmoves: list[chess.Move]) -> list[RootMove]:

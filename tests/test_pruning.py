@@ -6,8 +6,8 @@ import chess
 
 from engine.evaluate import evaluate
 from engine.score import MATE_BOUND
-from engine.params import (FUTILITY_MARGIN, LATE_MOVE_COUNT, NULL_MOVE_DEPTH, RAZOR_MARGIN,
-                           REVERSE_FUTILITY_MARGIN)
+from engine.params import (FUTILITY_MARGIN, LATE_MOVE_COUNT, NULL_MOVE_DEPTH, NULL_MOVE_DEPTH_SLOT,
+                           RAZOR_MARGIN, REVERSE_FUTILITY_MARGIN)
 from engine.search import Search
 from engine.timeman import Limits
 from engine.tt import UPPER, TranspositionTable, score_from_tt
@@ -39,7 +39,7 @@ def test_futility_pruning_fails_low_to_the_futility_value_not_to_a_mate() -> Non
     # razoring would answer from quiescence before the move loop.
     alpha = static_eval + FUTILITY_MARGIN[2] + 100
     assert alpha < static_eval + RAZOR_MARGIN[2]
-    score = search.pvs(2, alpha, alpha + 1, 1, False, True)
+    score = search.scout(2, alpha, alpha + 1, 1)
     # Only Rxb7 was searched; the pruned moves are worth at least the futility value.
     assert -MATE_BOUND < score <= alpha
     assert score >= static_eval + FUTILITY_MARGIN[2]
@@ -62,7 +62,7 @@ def test_late_move_pruning_stops_while_every_move_searched_so_far_is_mated() -> 
     # Not futile, and not so far below the static score that reverse futility cuts the node:
     # only late-move pruning applies.
     alpha = static_eval - 50
-    score = search.pvs(1, alpha, alpha + 1, 1, False, True)
+    score = search.scout(1, alpha, alpha + 1, 1)
     assert score > alpha
 
 
@@ -71,33 +71,27 @@ ROOK_UP = "4k3/pp6/8/8/8/8/PP6/R3K3 w - - 0 1"
 PAWN_ENDING = "4k3/pp6/8/8/8/8/PPP5/4K3 w - - 0 1"
 
 
-def null_moves_tried(fen: str, depth: int) -> int:
-    """Null moves made by a non-PV node of ``fen`` at ``depth`` whose static score is just above beta."""
+def null_moves_tried(fen: str, depth: int) -> bool:
+    """Whether a non-PV node of ``fen`` at ``depth`` whose static score is just above beta tries
+    a null move: its tree then differs from the same node's with null moves switched off."""
     board = chess.Board(fen)
-    search = prepared_search(board)
-    # The Python search, the reference: the scout kernel (tested to search the same tree in
-    # tests/test_scout.py) makes its null moves on the bitboards.
-    search.compiled_scout = False
-    made = 0
-    make_null = search._make_null
-
-    def counting_make_null() -> None:
-        nonlocal made
-        made += 1
-        make_null()
-
-    search._make_null = counting_make_null
     # Above beta, but by less than reverse futility asks for at this depth.
     beta = evaluate(board) - REVERSE_FUTILITY_MARGIN * depth + 10
     assert evaluate(board) >= beta
-    search.pvs(depth, beta - 1, beta, 1, False, True)
-    return made
+    nodes = []
+    for null_move in (True, False):
+        search = prepared_search(board)
+        if not null_move:
+            search.kernel_params[NULL_MOVE_DEPTH_SLOT] = 1 << 30
+        search.scout(depth, beta - 1, beta, 1)
+        nodes.append(search.nodes)
+    return nodes[0] != nodes[1]
 
 
 def test_null_move_is_tried_from_its_least_depth_with_pieces_on_the_board() -> None:
-    assert null_moves_tried(ROOK_UP, NULL_MOVE_DEPTH) >= 1
-    assert null_moves_tried(ROOK_UP, NULL_MOVE_DEPTH - 1) == 0
+    assert null_moves_tried(ROOK_UP, NULL_MOVE_DEPTH)
+    assert not null_moves_tried(ROOK_UP, NULL_MOVE_DEPTH - 1)
 
 
 def test_null_move_is_never_tried_with_only_pawns_left() -> None:
-    assert null_moves_tried(PAWN_ENDING, NULL_MOVE_DEPTH) == 0
+    assert not null_moves_tried(PAWN_ENDING, NULL_MOVE_DEPTH)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.movepick import (OrderingTables, QuietCheckTest, captures,
+from engine.movepick import (OrderingTables, captures,
                              captures_and_promotions, is_legal, is_quiet_move, ordered_moves,
                              quiet_move_indices)
 from engine.perft import KIWIPETE
@@ -217,24 +217,6 @@ def test_quiet_moves_respect_pins_guarded_squares_and_castling(fen):
     expected = sorted(m.uci() for m in board.legal_moves if not board.is_capture(m) and not m.promotion)
     produced = sorted(chess.Move(i >> 6, i & 63).uci() for i in quiet_move_indices(board, False))
     assert produced == expected
-
-
-@settings(max_examples=80, deadline=None)
-@given(st.integers(0, 10**6), st.integers(0, 120))
-def test_quiet_check_test_agrees_with_playing_the_move(seed, plies):
-    board = random_board(seed, plies)
-    gives_check = QuietCheckTest(board)
-    for move in board.legal_moves:
-        if move.promotion is None and not board.is_capture(move):
-            assert gives_check(move) == board.gives_check(move), (board.fen(), move)
-
-
-def test_quiet_check_test_sees_discovered_and_castling_checks():
-    discovered = chess.Board("4k3/8/8/8/4N3/8/8/4R1K1 w - - 0 1")
-    assert QuietCheckTest(discovered)(chess.Move.from_uci("e4c5"))
-    castling = chess.Board("5k2/8/8/8/8/8/8/4K2R w K - 0 1")
-    assert QuietCheckTest(castling)(chess.Move.from_uci("e1g1"))
-    assert not QuietCheckTest(castling)(chess.Move.from_uci("e1d1"))
 
 
 @settings(max_examples=80, deadline=None)
