@@ -325,15 +325,17 @@ def test_a_second_tab_has_its_own_game_and_closing_a_tab_stops_its_search(page):
 
 
 def set_input(browser: Tab, element_id: str, value: str) -> None:
-    """Type into a field as far as the page can tell: its value, then its change event."""
-    browser.js(f"(() => {{ const e = document.getElementById({element_id!r}); "
+    """Type into a field as far as the page can tell: focus (the page leaves a focused field
+    alone when the game changes), its value, then its change event."""
+    browser.js(f"(() => {{ const e = document.getElementById({element_id!r}); e.focus(); "
                f"e.value = {value!r}; e.dispatchEvent(new Event('change')); }})()")
 
 
 def test_setting_up_a_fen_promoting_chess960_flipping_and_the_pgn(page):
     server, _, browser = page
-    browser.wait_for("!!document.querySelector('#board svg') && state && state.fen",
-                     what="the board")
+    browser.wait_for("!!document.querySelector('#board svg') && state && state.fen && "
+                     "document.getElementById('connection').textContent === 'connected'",
+                     what="the board and its event stream")
     # Set up from FEN, promote by dragging and choosing a knight.
     set_input(browser, "fen", "8/P6k/8/8/8/8/8/K7 w - - 0 1")
     click(browser, "#set-fen")
@@ -343,6 +345,8 @@ def test_setting_up_a_fen_promoting_chess960_flipping_and_the_pgn(page):
     assert browser.js("state.moves.length") == 0  # nothing is played before the choice
     click(browser, "#promotion button[data-piece='n']")
     browser.wait_for("state.moves[0] === 'a8=N'", what="the promotion")
+    # King and knight against king: a draw, the game is over.
+    browser.wait_for("state.game_over && state.status.startsWith('Draw')", what="the draw")
 
     # A malformed FEN: a message, and the game goes on as it was.
     fen = browser.js("state.fen")
