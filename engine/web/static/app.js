@@ -16,6 +16,7 @@ let drag = null;
 let pendingPromotion = null;
 let treeJob = null;
 let events = null;
+let fenEdited = false;
 
 // ---- talking to the server ----
 async function api(path, body = {}) {
@@ -280,7 +281,8 @@ function render(next) {
   setValue("multipv", String(s.multipv));
   $("skill-label").hidden = s.strength !== "skill";
   $("elo-label").hidden = s.strength !== "elo";
-  if (document.activeElement !== $("fen")) $("fen").value = state.fen;
+  // The field follows the game, unless the user has typed into it and not yet set it up.
+  if (!fenEdited && document.activeElement !== $("fen")) $("fen").value = state.fen;
   $("pgn-download").href = `/api/pgn?session=${session}&download=1`;
   renderMoves();
   lines = state.lines;
@@ -497,7 +499,13 @@ function wire() {
   $("stop").onclick = () => api("stop");
   $("new-game").onclick = () => api("new", {side: $("side").value, chess960: $("chess960").checked,
                                             position: $("chess960-number").value});
-  $("set-fen").onclick = () => api("fen", {fen: $("fen").value, chess960: $("chess960").checked});
+  $("fen").addEventListener("input", () => { fenEdited = true; });
+  $("set-fen").onclick = async () => {
+    if (await api("fen", {fen: $("fen").value, chess960: $("chess960").checked})) {
+      fenEdited = false;
+      render(state);
+    }
+  };
   const setting = (id, key, convert) => $(id).addEventListener("change",
     () => api("settings", {settings: {[key]: convert($(id).value)}}));
   setting("movetime", "movetime", Number);
