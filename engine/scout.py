@@ -50,9 +50,11 @@ NODES, EVALUATIONS, CUTOFFS, SELDEPTH, TBHITS = 0, 1, 2, 3, 4
 COUNTS = 5
 INFINITY = MATE + 1
 # Tablebase results the Python search has probed, by key: PROBE_SLOTS slots from the key's home
-# slot on; a result of NO_RESULT means no table answers for that position.
+# slot on; a result of NO_RESULT means no table answers for that position, NOT_PROBED marks a
+# free slot.
 PROBE_SLOTS = 8
 NO_RESULT = 3
+NOT_PROBED = -3
 # The position a call stopped at (NEED_PROBE), by index of its `request` array.
 (REQUEST_PAWNS, REQUEST_KNIGHTS, REQUEST_BISHOPS, REQUEST_ROOKS, REQUEST_QUEENS, REQUEST_KINGS,
  REQUEST_WHITE, REQUEST_WHITE_TO_MOVE, REQUEST_EP, REQUEST_KEY) = range(10)
@@ -256,14 +258,13 @@ def _record_cutoff(move, ply, depth, history, tried, killers):
 
 @njit(cache=True, nogil=True)
 def _probed(key, probe_keys, probe_results):
-    """The stored tablebase result of the position ``key`` (-2 .. 2, or NO_RESULT), or -3 if it
-    was never probed."""
+    """The stored tablebase result of the position ``key`` (-2 .. 2, or NO_RESULT), or NOT_PROBED."""
     home = key & np.uint64(probe_keys.shape[0] - 1)
     for i in range(PROBE_SLOTS):
         slot = (home + np.uint64(i)) & np.uint64(probe_keys.shape[0] - 1)
-        if probe_keys[slot] == key and probe_results[slot] != -3:
+        if probe_keys[slot] == key and probe_results[slot] != NOT_PROBED:
             return probe_results[slot]
-    return -3
+    return NOT_PROBED
 
 
 @njit(cache=True, nogil=True)
@@ -377,7 +378,7 @@ def _search(pawns, knights, bishops, rooks, queens, kings, white, castling, whit
         # the Python search, which probes it and calls again.
         if (halfmove == 0 and castling == U0 and popcount(occupied) <= params[TABLEBASE_MEN]):
             wdl = _probed(key, probe_keys, probe_results)
-            if wdl == -3:
+            if wdl == NOT_PROBED:
                 request[REQUEST_PAWNS] = pawns
                 request[REQUEST_KNIGHTS] = knights
                 request[REQUEST_BISHOPS] = bishops
@@ -715,6 +716,6 @@ def probe_result_slot(key: int, probe_keys: np.ndarray, probe_results: np.ndarra
     size = probe_keys.shape[0]
     for i in range(PROBE_SLOTS):
         slot = (key + i) & (size - 1)
-        if probe_results[slot] == -3 or probe_keys[slot] == key:
+        if probe_results[slot] == NOT_PROBED or probe_keys[slot] == key:
             return slot
     return key & (size - 1)

@@ -107,7 +107,8 @@ class Search:
         self.stop_event = StopSignal()
         self._deadline_timer: threading.Timer | None = None
         self.tablebases = None  # an engine.tablebase.Tablebases, when the engine has them open
-        # The static evaluation: the classical one, or the network's (UCI option "Use NNUE").
+        # The static evaluation: the classical one, or a network.NetworkEvaluation ("Use NNUE");
+        # the kernel has both and no other.
         self.evaluate: Callable[[chess.Board], int] = evaluate
         self.soft_deadline: float | None = None
         self.hard_deadline: float | None = None
@@ -212,10 +213,13 @@ class Search:
         tablebases = self.tablebases
         self.kernel_params[params.TABLEBASE_MEN] = 0 if tablebases is None else tablebases.limit
         self.probe_keys = np.zeros(PROBE_TABLE_SIZE, dtype=np.uint64)
-        self.probe_results = np.full(PROBE_TABLE_SIZE, -3, dtype=np.int64)
+        self.probe_results = np.full(PROBE_TABLE_SIZE, scout.NOT_PROBED, dtype=np.int64)
         self.probe_request = np.zeros(scout.REQUEST, dtype=np.uint64)
         self.kernel_params[params.CHESS960] = board.chess960
         # The evaluation in the kernel: the network's weights and its first layers by ply, or none.
+        if not (self.evaluate is evaluate or isinstance(self.evaluate, NetworkEvaluation)):
+            raise ValueError("the search evaluates with engine.evaluate.evaluate or a "
+                             "network.NetworkEvaluation")
         network = self.evaluate.network if isinstance(self.evaluate, NetworkEvaluation) else None
         self.kernel_params[params.NETWORK] = network is not None
         self.kernel_params[params.NETWORK_B2] = 0 if network is None else network.b2
@@ -455,6 +459,7 @@ class Search:
         tables = self.tables
         history_black, history_white = tables.history
         tt = self.tt
+        asked = 0
         while True:
             counts[:] = 0
             budget = (scout.NO_BUDGET if self.node_limit is None
@@ -480,6 +485,11 @@ class Search:
             if score != scout.NEED_PROBE:
                 break
             self._probe_for_kernel()
+            asked += 1
+            if asked > PROBE_TABLE_SIZE:
+                # Only a table that loses results as fast as they come could bring this: the
+                # call goes on without the tablebases rather than forever.
+                self.kernel_params[params.TABLEBASE_MEN] = 0
         if self.nodes >= self.next_check:
             self._check_limits()
         return score

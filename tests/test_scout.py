@@ -296,12 +296,12 @@ def test_middlegames_search_alike_with_and_without_tablebases(tablebases: Tableb
 
 def test_probe_result_slots_find_a_free_slot_and_the_key_again() -> None:
     keys = np.zeros(16, dtype=np.uint64)
-    results = np.full(16, -3, dtype=np.int64)
+    results = np.full(16, compiled.NOT_PROBED, dtype=np.int64)
     for key in (5, 21, 37):  # the same home slot
         slot = compiled.probe_result_slot(key, keys, results)
         keys[slot], results[slot] = key, key % 5 - 2
     assert [compiled._probed(np.uint64(k), keys, results) for k in (5, 21, 37, 53)] == [
-        5 % 5 - 2, 21 % 5 - 2, 37 % 5 - 2, -3]
+        5 % 5 - 2, 21 % 5 - 2, 37 % 5 - 2, compiled.NOT_PROBED]
     assert compiled.probe_result_slot(21, keys, results) == 6
 
 
