@@ -275,7 +275,10 @@ class Engine:
             self.listener.on_message(f"book move {book_move.uci()}")
             self.listener.on_bestmove(book_move, None)
             return
-        if not self._wait_loaded(limits):
+        # The budget is computed once, from the clock as `go` gave it: the wait for the kernels
+        # below is bounded by it, and the search gets what is left of it.
+        planned = budget(limits, self.board.turn, self.options["Move Overhead"])
+        if not self._wait_loaded(limits, planned):
             self._answer_while_loading()
             return
         # Helpers still starting (after `setoption Threads`) join the next search: never wait.
@@ -285,7 +288,8 @@ class Engine:
             time_budget = None
         else:
             self._search.stop_event.clear()
-            time_budget = self._time_budget(self.board, limits, time.perf_counter() - arrived)
+            time_budget = self._time_budget(self.board, limits, planned,
+                                            time.perf_counter() - arrived)
             # A ponder search has no deadline until `ponderhit` starts our clock.
             self._search.set_budget(None if limits.ponder else time_budget)
         self._pondering = limits.ponder
@@ -302,13 +306,12 @@ class Engine:
             info = replace(info, wdl=wdl.wdl(info.score, self._searched_material))
         self.listener.on_info(info)
 
-    def _wait_loaded(self, limits: Limits) -> bool:
+    def _wait_loaded(self, limits: Limits, planned: TimeBudget) -> bool:
         """Waits for the search to load, on a clock no longer than the move may take."""
-        if self._loaded.is_set() or limits.ponder or not (limits.has_clock() or limits.movetime):
+        if self._loaded.is_set() or limits.ponder or planned.hard is None:
             self._loaded.wait()
             return True
-        hard = budget(limits, self.board.turn, self.options["Move Overhead"]).hard
-        return self._loaded.wait(timeout=hard)
+        return self._loaded.wait(timeout=planned.hard)
 
     def _answer_while_loading(self) -> None:
         """A `go` on a clock that runs out before the kernels are loaded (a first move on a very
@@ -317,9 +320,10 @@ class Engine:
         self.listener.on_message("the search is still loading: playing a legal move unsearched")
         self.listener.on_bestmove(move, None)
 
-    def _time_budget(self, board: chess.Board, limits: Limits, spent: float = 0.0) -> TimeBudget:
-        """The budget of ``limits``, less the ``spent`` seconds since `go` arrived."""
-        time_budget = budget(limits, board.turn, self.options["Move Overhead"])
+    def _time_budget(self, board: chess.Board, limits: Limits, planned: TimeBudget,
+                     spent: float) -> TimeBudget:
+        """The ``planned`` budget of ``limits``, less the ``spent`` seconds since `go` arrived."""
+        time_budget = planned
         if spent > 0.001 and time_budget.hard is not None:
             time_budget = replace(time_budget, soft=max(0.001, time_budget.soft - spent),
                                   hard=max(0.002, time_budget.hard - spent))

@@ -39,8 +39,8 @@ HISTORY_MAX = 1 << 14
 class OrderingTables:
     """Killer moves per ply and a butterfly history table per colour, shared by one search.
 
-    Both are numpy arrays, so that the compiled leaves of the search (engine/leaves.py) order their
-    moves by them and record their own cut-offs in them: the killers as move codes (as in the
+    Both are numpy arrays, so that the scout kernel (engine/scout.py) orders its moves
+    by them and records its own cut-offs in them: the killers as move codes (as in the
     transposition table, -1 for none) by ply, the history per colour by ``from << 6 | to``.
     """
 

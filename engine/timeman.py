@@ -45,8 +45,9 @@ class TimeBudget:
 # A clock without `movestogo` is shared out as if this many moves were left before it ends (the
 # increments aside); fewer means more time for each move, more means more left over at the end.
 MOVES_TO_GO = 20
-# Python cannot start answering faster than this after a deadline: each node takes tens of
-# microseconds and the stop flag is read every few dozen nodes, then the answer is printed.
+# The engine cannot answer faster than this after a deadline: the scout kernel reads its stop word
+# every 1024 nodes (a few ms), the Python nodes read the clock every few dozen, then the answer is
+# printed.
 REACTION_MARGIN = 0.015
 # A `go movetime` has no clock to protect, only a promise to answer at the movetime: the search
 # stops this much before it, the time it takes to notice the deadline and print `bestmove`
