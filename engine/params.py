@@ -56,6 +56,14 @@ assert len(RAZOR_MARGIN) == len(FUTILITY_MARGIN) == 3 and len(LATE_MOVE_COUNT) =
 
 
 @njit(cache=True, nogil=True)
+def _extends_check(in_check, ply, root_depth):
+    """Whether a node is searched one ply deeper: in check (so that mates and perpetuals are
+    seen), while the line is shorter than twice the iteration's depth (which bounds the
+    extensions a line can collect)."""
+    return in_check and ply < 2 * root_depth
+
+
+@njit(cache=True, nogil=True)
 def null_move_reduction(depth, static_eval, beta):
     """How much shallower than the node the null move's search is: three plies, one more per four
     of depth, and up to three more as the static score rises above beta."""
@@ -90,6 +98,7 @@ def without_pruning(kernel_params: np.ndarray) -> np.ndarray:
     return off
 
 
-# Compiled at import (the Python search calls it too: never compiled during a search).
+# Compiled at import (the Python search calls them too: never compiled during a search).
+extends_check = compile_kernel(_extends_check, boolean(boolean, int64, int64))
 late_move_reduction = compile_kernel(_late_move_reduction, int64(int64[:, ::1], int64, int64,
                                                                  boolean, boolean, boolean, boolean))

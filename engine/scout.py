@@ -35,7 +35,7 @@ from engine.movepick import _by_history_impl, _reward_impl
 from engine.params import (CHESS960, DELTA, FUTILITY, LATE_MOVES, NETWORK, NETWORK_B2,
                            NULL_MOVE_DEPTH_SLOT, RAZOR, RECAPTURES_AFTER, REVERSE_FUTILITY,
                            REVERSE_FUTILITY_DEPTH_SLOT, SEE, SEE_DEPTH, TABLEBASE_MEN,
-                           late_move_reduction, null_move_reduction)
+                           extends_check, late_move_reduction, null_move_reduction)
 from engine.score import MATE, MATE_BOUND, MAX_PLY, PIECE_VALUE, TB_WIN_THRESHOLD, wdl_to_score
 from engine.see import _see_kernel
 from engine.tt import EXACT, LOWER, UPPER, score_from_tt, score_to_tt
@@ -321,7 +321,7 @@ def _count_node(counts, ply, budget, stop, stop_at):
 
 
 @njit(cache=True, nogil=True)
-def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, extend_below,
+def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, root_depth,
             can_null, params, reductions, history_black, history_white, killers, table, entries,
             generation, weights, network, acc, counts, budget, stop, stop_at, probe_keys,
             probe_results, request):
@@ -342,8 +342,8 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ex
     promoting = pawns & ours & SEVENTH_RANK[1 if white_to_move else 0]
     chess960 = params[CHESS960] != 0
     history = history_white if white_to_move else history_black
-    if in_check and qply == 0 and ply < extend_below:
-        depth += 1  # the check extension (of Search.pvs nodes, not of quiescence's)
+    if qply == 0 and extends_check(in_check, ply, root_depth):
+        depth += 1  # (of Search.pvs nodes, not of quiescence's)
     if depth > 0:
         # ------------------------------------------------------------- a non-PV node (Search.pvs)
         static_eval = -INFINITY
@@ -415,7 +415,7 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ex
             if abs(beta) < MATE_BOUND:
                 if depth <= 2 and static_eval + params[RAZOR + depth - 1] <= alpha:
                     result = _search(position, horizon, alpha, alpha + 1, ply, horizon,
-                                     last_target, path, last, extend_below, can_null, params,
+                                     last_target, path, last, root_depth, can_null, params,
                                      reductions, history_black, history_white, killers, table,
                                      entries, generation, weights, network, acc, counts, budget,
                                      stop, stop_at, probe_keys, probe_results, request)
@@ -438,7 +438,7 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ex
                                           castling, not white_to_move, null_key, not_check,
                                           no_square, halfmove + 1)
                     result = _search(after_null, depth - 1 - reduction, -beta, -beta + 1, ply + 1,
-                                     horizon, last_target, path[last + 1:], horizon, extend_below,
+                                     horizon, last_target, path[last + 1:], horizon, root_depth,
                                      not_check, params, reductions, history_black, history_white,
                                      killers, table, entries, generation, weights, network, acc,
                                      counts, budget, stop, stop_at, probe_keys, probe_results,
@@ -496,13 +496,13 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ex
             after = Position(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
                              child_key, gives_check, child_ep, child_halfmove)
             result = _search(after, depth - 1 - reduction, child_beta, -alpha, ply + 1, horizon,
-                             target, path, last + 1, extend_below, may_null, params, reductions,
+                             target, path, last + 1, root_depth, may_null, params, reductions,
                              history_black, history_white, killers, table, entries, generation,
                              weights, network, acc, counts, budget, stop, stop_at, probe_keys,
                              probe_results, request)
             if reduction and NEED_PROBE < result < -alpha:  # a reduced move that beat alpha
                 result = _search(after, depth - 1, child_beta, -alpha, ply + 1, horizon, target,
-                                 path, last + 1, extend_below, may_null, params, reductions,
+                                 path, last + 1, root_depth, may_null, params, reductions,
                                  history_black, history_white, killers, table, entries, generation,
                                  weights, network, acc, counts, budget, stop, stop_at, probe_keys,
                                  probe_results, request)
@@ -576,7 +576,7 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ex
             after = Position(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
                              child_key, gives_check, child_ep, child_halfmove)
             result = _search(after, horizon, -beta, -alpha, ply + 1, qply + 1, code >> 6 & 63,
-                             path, last, extend_below, can_null, params, reductions, history_black,
+                             path, last, root_depth, can_null, params, reductions, history_black,
                              history_white, killers, table, entries, generation, weights, network,
                              acc, counts, budget, stop, stop_at, probe_keys, probe_results,
                              request)
@@ -649,7 +649,7 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ex
             after = Position(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
                              child_key, child_in_check, no_square, halfmove)
             result = _search(after, horizon, -beta, -alpha, ply + 1, qply + 1, target, path, last,
-                             extend_below, can_null, params, reductions, history_black,
+                             root_depth, can_null, params, reductions, history_black,
                              history_white, killers, table, entries, generation, weights, network,
                              acc, counts, budget, stop, stop_at, probe_keys, probe_results,
                              request)
@@ -688,14 +688,14 @@ _search = compile_kernel(_search, _SIGNATURE)
 @njit(cache=True, nogil=True)
 def _search_board(pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, key,
                   in_check, ep_square, halfmove, depth, alpha, beta, ply, qply, last_target, path,
-                  last, extend_below, can_null, params, reductions, history_black, history_white,
+                  last, root_depth, can_null, params, reductions, history_black, history_white,
                   killers, table, entries, generation, weights, network, acc, counts, budget, stop,
                   stop_at, probe_keys, probe_results, request):
     # The Python search's way in. A record built in Python and unboxed by numba on every call
     # cost 18 % of the bench's time; one built here costs nothing measurable.
     return _search(Position(pawns, knights, bishops, rooks, queens, kings, white, castling,
                             white_to_move, key, in_check, ep_square, halfmove), depth, alpha,
-                   beta, ply, qply, last_target, path, last, extend_below, can_null, params,
+                   beta, ply, qply, last_target, path, last, root_depth, can_null, params,
                    reductions, history_black, history_white, killers, table, entries, generation,
                    weights, network, acc, counts, budget, stop, stop_at, probe_keys, probe_results,
                    request)
@@ -706,7 +706,7 @@ search = compile_kernel(_search_board, int64(uint64, uint64, uint64, uint64, uin
                                              *_SIGNATURE.args[1:]))
 """``search(pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, key,
 in_check, ep_square, halfmove, depth, alpha, beta, ply, qply, last_target, path, last,
-extend_below, can_null, params, reductions, history_black, history_white, killers, table, entries,
+root_depth, can_null, params, reductions, history_black, history_white, killers, table, entries,
 generation, weights, network, acc, counts, budget, stop, stop_at, probe_keys, probe_results,
 request)``: the score of a non-PV node of the search, the whole node with its tree (at ``depth``
 <= 0, unless a check extends it, a quiescence node; ``qply`` plies past the horizon, recaptures on
@@ -717,8 +717,8 @@ reaches a position to probe in the tablebases that is not in ``probe_keys``/``pr
 plus one), and the caller probes it and calls again (the table, history and killers keep what the
 call found: every entry stored is the result of a finished subtree). ``path[:last + 1]``: the keys
 of the positions since the last irreversible move (or null move), this one last, for repetitions;
-``halfmove``: the fifty-move counter. A check is extended while ``ply`` is below
-``extend_below``. ``params``: engine/params.py's slots; ``reductions``: the late-move reductions
+``halfmove``: the fifty-move counter. ``root_depth``: the iteration's, which bounds the check
+extension (`params.extends_check`). ``params``: engine/params.py's slots; ``reductions``: the late-move reductions
 by depth and move number. ``weights``: the classical evaluation's; where params[NETWORK] is set,
 the network's weights ``network`` (NETWORK_WEIGHTS) evaluate instead, from first layers kept by
 ply in ``acc`` (int32, (MAX_PLY + 1, 2, H)): the caller fills ``acc[ply]``, the kernel updates the

@@ -27,7 +27,7 @@ from engine.makemove import push
 from engine.movepick import OrderingTables, is_quiet_move, ordered_moves
 from engine.network import NetworkEvaluation
 from engine.params import (KERNEL_PARAMS, MAX_DEPTH, RECAPTURES_ONLY_AFTER, REDUCTIONS,
-                           late_move_reduction)
+                           extends_check, late_move_reduction)
 from engine.results import Info, SearchResult
 from engine.score import MATE, MATE_BOUND, MAX_PLY, wdl_to_score
 from engine.timeman import Limits, TimeBudget, soft_scale
@@ -331,8 +331,7 @@ class Search:
         principal variation."""
         board = self.board
         in_check = self.checks[-1]
-        # Check extension: a check is searched one ply deeper, so mates and perpetuals are seen.
-        if in_check and ply < 2 * self.root_depth:
+        if extends_check(in_check, ply, self.root_depth):
             depth += 1
 
         # Step 1. Horizon: only captures (and check evasions) from here on.
@@ -468,7 +467,7 @@ class Search:
                 board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
                 board.occupied_co[chess.WHITE], board.castling_rights, board.turn, self.keys[-1],
                 self.checks[-1], ep_square, board.halfmove_clock, depth, alpha, beta, ply, qply,
-                last_target, path, last, 2 * self.root_depth, True, self.kernel_params,
+                last_target, path, last, self.root_depth, True, self.kernel_params,
                 self.reductions, history_black, history_white, tables.killers, tt.table,
                 tt.entries, tt.generation, classical.WEIGHTS, self.kernel_network,
                 self.kernel_accumulators, counts, budget, self.stop_event.word, self.stop_event.at,
