@@ -30,6 +30,7 @@ import math
 import os
 import random
 import shlex
+import signal
 import sys
 import time
 from typing import Deque, Dict, List, Optional, Sequence, Tuple, TextIO
@@ -754,6 +755,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.error(str(err))
     logging.basicConfig(level=logging.DEBUG if args.debug else logging.ERROR, format="%(message)s")
 
+    # A shell starts a background job with SIGINT ignored; a match run with `&` or nohup must
+    # still stop on `kill -INT` with the results so far.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     tally = Tally()
     names = (config.engine1.name or shlex.join(config.engine1.command),
              config.engine2.name or shlex.join(config.engine2.command))

@@ -451,3 +451,28 @@ def test_sprt_stops_sooner_the_clearer_the_difference():
     clear = sorted(simulated_sprt(60, 0, 10, rng)[1] for _ in range(30))
     close = sorted(simulated_sprt(10, 0, 10, rng)[1] for _ in range(30))
     assert clear[15] * 5 < close[15]  # medians
+
+
+def test_a_match_started_in_the_background_stops_on_sigint_with_its_results(fake_engine):
+    # A shell starts a background job (`&`, nohup) with SIGINT ignored, as here.
+    import signal
+    import subprocess
+    import time
+    from pathlib import Path
+
+    script = Path(match.__file__).resolve()
+    command = [sys.executable, str(script), "--engine1", fake_engine("slow"), "--engine2",
+               fake_engine("slow"), "--movetime", "0.01", "--games", "4"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    time.sleep(3)  # the engines have started and the first game is under way
+    process.send_signal(signal.SIGINT)
+    try:
+        out, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 130
+    assert "interrupted; results so far" in err
+    assert "games, W/D/L" in out
