@@ -13,6 +13,9 @@ stops asking as soon as one of them causes a cut-off:
 3. the two killer moves of this ply (quiet moves that cut off at a sibling node);
 4. the remaining quiet moves, by history score (how often the move cut off anywhere in the tree);
 5. the losing captures, in MVV-LVA order.
+
+The scout kernel (engine/scout.py) walks the same stages in the same order over the bitboards
+(`_first_moves`, `_next_move` at the end of this module).
 """
 
 from __future__ import annotations
@@ -23,13 +26,16 @@ import chess
 import numpy as np
 from numba import int64, njit, void
 
-from engine.bitboards import compile_kernel
-from engine.movegen import _capture_kernel, _legal_kernel, _quiet_kernel, evasion_kernel
+from engine.bitboards import SEVENTH_RANK, SQUARE_BB, compile_kernel, lsb
+from engine.movegen import (_capture_kernel, _capture_kernel_impl, _kind, _legal_kernel,
+                            _legal_kernel_impl, _quiet_kernel, _quiet_kernel_impl, castling_kernel,
+                            evasion_kernel, promotion_kernel)
 from engine.score import PIECE_VALUE
-from engine.see import see
+from engine.see import _see_kernel, see
 from engine.tt_kernels import MOVES, encode_move
 
 
+_VALUE = np.array(PIECE_VALUE, dtype=np.int64)
 BB_PROMOTION_RANKS = chess.BB_RANK_1 | chess.BB_RANK_8
 BB_SEVENTH = (chess.BB_RANK_2, chess.BB_RANK_7)  # indexed by colour: the rank a pawn promotes from
 
@@ -294,3 +300,198 @@ def _reward_impl(history, index, depth, tried):
 
 _by_history = compile_kernel(_by_history_impl, int64[::1](int64[::1], int64[::1], int64, int64, int64))
 _reward_kernel = compile_kernel(_reward_impl, void(int64[::1], int64, int64, int64[::1]))
+
+
+# ------------------------------------------------- the same stages in the scout kernel
+# The kernel (engine/scout.py) walks these stages over python-chess's bitboards, each move a code:
+# origin | target << 6 | victim type << 12 | mover type << 16 | promotion << 20.
+
+@njit(cache=True, nogil=True, inline="always")
+def _move_id(code):
+    """A move code as the table stores moves: origin | target << 6 | promotion << 12."""
+    return code & 4095 | (code >> 20) << 12
+
+
+@njit(cache=True, nogil=True)
+def _is_legal(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, castling,
+              chess960, origin, target):
+    """Whether the table move or killer ``origin`` -> ``target`` (no promotion, no en passant) is
+    legal here; a king's two-square step, or a king taking its own rook (Chess960), is castling."""
+    if SQUARE_BB[origin] & kings and (target - origin == 2 or origin - target == 2
+                                      or SQUARE_BB[target] & rooks & ours):
+        for code in castling_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
+                                    white_to_move, castling, chess960):
+            if code == origin << 6 | target:
+                return True
+        return False
+    return _legal_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
+                              origin, target)
+
+
+@njit(cache=True, nogil=True)
+def _first_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, castling,
+                 chess960, ep_square, in_check, hash_code):
+    """The first stages of `ordered_moves`: the hash move, then the captures and
+    promotions of `captures` but the captures that lose material, which come apart (they
+    are searched last); each move as origin | target << 6 | victim type << 12 | mover type << 16
+    | promotion << 20 (victim 0: a quiet move). Also the hash move's table code (-1 if it is not
+    legal here)."""
+    occupied = pawns | knights | bishops | rooks | queens | kings
+    theirs = occupied & ~ours
+    white = ours if white_to_move else theirs
+    out = np.empty(256, dtype=np.int64)
+    n = 0
+    skip = -1
+    if in_check:
+        evasions = evasion_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
+                                  white_to_move, ep_square, False)
+        captures = np.empty(evasions.shape[0], dtype=np.int64)
+        for i in range(evasions.shape[0]):
+            code = evasions[i]
+            captures[i] = (code & 4095 | (code >> 16 & 7) << 12 | (code >> 20) << 16
+                           | (code >> 12 & 7) << 20)
+        promotions = captures[:0]
+    else:
+        promoting = pawns & ours & SEVENTH_RANK[1 if white_to_move else 0]
+        promotions = promotion_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
+                                      white_to_move, promoting)
+        captures = _capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, theirs,
+                                        white_to_move, ep_square, promoting)
+    if hash_code > 0:
+        origin = hash_code & 63
+        target = hash_code >> 6 & 63
+        from_bb = SQUARE_BB[origin]
+        if hash_code >> 12 or (from_bb & pawns and target == ep_square):
+            # A promotion or an en passant capture: legal if it is one of the moves listed.
+            for code in promotions if hash_code >> 12 and not in_check else captures:
+                if _move_id(code) == hash_code:
+                    out[n] = code
+                    n += 1
+                    skip = hash_code
+        elif _is_legal(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, castling,
+                       chess960, origin, target):
+            victim = SQUARE_BB[target] & theirs
+            out[n] = (origin | target << 6
+                      | (_kind(victim, pawns, knights, bishops, rooks, queens) if victim else 0) << 12
+                      | _kind(from_bb, pawns, knights, bishops, rooks, queens) << 16)
+            n += 1
+            skip = hash_code
+    for code in promotions:
+        if code >> 20 == 5 and _move_id(code) != skip:  # queen promotions first
+            out[n] = code
+            n += 1
+    losing = np.empty(captures.shape[0], dtype=np.int64)
+    n_losing = 0
+    for code in captures:
+        if _move_id(code) == skip:
+            continue
+        if (_VALUE[code >> 16 & 15] > _VALUE[code >> 12 & 15] and code >> 20 == 0
+                and _see_kernel(pawns, knights, bishops, rooks, queens, kings, white, code & 63,
+                                code >> 6 & 63, white_to_move) < 0):
+            losing[n_losing] = code
+            n_losing += 1
+        else:
+            out[n] = code
+            n += 1
+    for code in promotions:
+        if code >> 20 != 5 and _move_id(code) != skip:  # then the under-promotions
+            out[n] = code
+            n += 1
+    return out[:n], losing[:n_losing], skip
+
+
+@njit(cache=True, nogil=True)
+def _killer_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, castling,
+                  chess960, ep_square, skip, killer_a, killer_b):
+    """The next stage of `ordered_moves`: the killers that are legal quiet moves here
+    (not the hash move ``skip``), and the history indices of those two."""
+    occupied = pawns | knights | bishops | rooks | queens | kings
+    theirs = occupied & ~ours
+    out = np.empty(2, dtype=np.int64)
+    n = 0
+    done = np.full(2, -1, dtype=np.int64)
+    for i in range(2):
+        killer = killer_a if i == 0 else killer_b
+        if killer < 0 or killer == skip or (i == 1 and killer == killer_a):
+            continue
+        origin = killer & 63
+        target = killer >> 6 & 63
+        from_bb = SQUARE_BB[origin]
+        if killer >> 12 or SQUARE_BB[target] & theirs or (target == ep_square and from_bb & pawns):
+            continue  # not quiet here
+        if not _is_legal(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
+                         castling, chess960, origin, target):
+            continue
+        out[n] = killer | _kind(from_bb, pawns, knights, bishops, rooks, queens) << 16
+        n += 1
+        done[i] = origin << 6 | target
+    return out[:n], done
+
+
+@njit(cache=True, nogil=True)
+def _quiet_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, castling,
+                 chess960, ep_square, in_check, skip, done, history):
+    """The next stage of `ordered_moves`: the other quiet moves, by their history when
+    the search reaches them (it may have changed while the moves before were searched)."""
+    if in_check:
+        quiets = evasion_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
+                                ep_square, True)
+    else:
+        quiets, piece_moves = _quiet_kernel_impl(pawns, knights, bishops, rooks, queens, kings,
+                                                 ours, white_to_move, lsb(kings & ours))
+        if castling & ours:  # castling comes after the piece moves, as python-chess lists it
+            castles = castling_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
+                                      white_to_move, castling, chess960)
+            if castles.shape[0]:
+                quiets = np.concatenate((quiets[:piece_moves], castles, quiets[piece_moves:]))
+    skipped = (skip & 63) << 6 | skip >> 6 if 0 <= skip < 4096 else -1  # (not a promotion)
+    ordered = _by_history_impl(quiets, history, skipped, done[0], done[1])
+    out = np.empty(ordered.shape[0], dtype=np.int64)
+    for i in range(ordered.shape[0]):
+        origin = ordered[i] >> 6
+        out[i] = origin | (ordered[i] & 63) << 6 | _kind(SQUARE_BB[origin], pawns, knights,
+                                                         bishops, rooks, queens) << 16
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _record_cutoff(move, ply, depth, history, tried, killers):
+    """`OrderingTables.record_cutoff` for the quiet ``move`` (a table code)."""
+    _reward_impl(history, (move & 63) << 6 | move >> 6, depth, tried)
+    if killers[ply, 0] != move:
+        killers[ply, 1] = killers[ply, 0]
+        killers[ply, 0] = move
+
+
+@njit(cache=True, nogil=True)
+def _next_stage(stage, losing, pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
+                castling, chess960, ep_square, in_check, skip, done, killer_a, killer_b, history):
+    """The moves of the stage after ``stage`` of `ordered_moves` (0: the killers, 1: the
+    other quiet moves by their history as it is now, 2: the losing captures), and the killers
+    searched (as history indices, listed at stage 0 and skipped at stage 1)."""
+    if stage == 0:
+        return _killer_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
+                             castling, chess960, ep_square, skip, killer_a, killer_b)
+    if stage == 1:
+        return _quiet_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
+                            castling, chess960, ep_square, in_check, skip, done, history), done
+    return losing, done
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _next_move(moves, i, stage, done, losing, pawns, knights, bishops, rooks, queens, kings, ours,
+               white_to_move, castling, chess960, ep_square, in_check, skip, killer_a, killer_b,
+               history):
+    """The next move in the order of `ordered_moves` (-1 when none is left) and the state
+    of the walk after it: the moves of the current stage, the index in them, the stage (0: the
+    first moves, 1: the killers, 2: the other quiet moves, 3: the losing captures) and the killers
+    searched."""
+    while i == moves.shape[0]:
+        if stage == 3:
+            return -1, moves, i, stage, done
+        moves, done = _next_stage(stage, losing, pawns, knights, bishops, rooks, queens, kings, ours,
+                                  white_to_move, castling, chess960, ep_square, in_check, skip,
+                                  done, killer_a, killer_b, history)
+        stage += 1
+        i = 0
+    return moves[i], moves, i + 1, stage, done

@@ -12,7 +12,7 @@ import chess
 import numpy as np
 import pytest
 
-from engine import network
+from engine import movepick, network
 from engine import scout as compiled
 from engine.bench import POSITIONS
 from engine.params import without_pruning
@@ -207,14 +207,14 @@ def kernel_moves(board: chess.Board, hash_move: chess.Move | None = None) -> lis
     in_check = board.is_check()
     hash_code = 0 if hash_move is None else (
         hash_move.from_square | hash_move.to_square << 6 | (hash_move.promotion or 0) << 12)
-    moves, losing, skip = compiled._first_moves(*boards, ours, board.turn, u(board.castling_rights),
+    moves, losing, skip = movepick._first_moves(*boards, ours, board.turn, u(board.castling_rights),
                                                 board.chess960, ep, in_check, hash_code)
     codes = list(moves)
-    killers, done = compiled._killer_moves(*boards, ours, board.turn, u(board.castling_rights),
+    killers, done = movepick._killer_moves(*boards, ours, board.turn, u(board.castling_rights),
                                            board.chess960, ep, skip, -1, -1)
     history = np.zeros(4096, dtype=np.int64)
     codes += list(killers)
-    codes += list(compiled._quiet_moves(*boards, ours, board.turn, u(board.castling_rights),
+    codes += list(movepick._quiet_moves(*boards, ours, board.turn, u(board.castling_rights),
                                         board.chess960, ep, in_check, skip, done, history))
     codes += list(losing)
     return [chess.Move(int(c) & 63, int(c) >> 6 & 63, (int(c) >> 20) or None) for c in codes]
