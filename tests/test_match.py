@@ -3,8 +3,12 @@ import io
 import math
 import random
 import shlex
+import signal
+import subprocess
 import sys
 import textwrap
+import time
+from pathlib import Path
 
 import chess
 import chess.pgn
@@ -455,11 +459,6 @@ def test_sprt_stops_sooner_the_clearer_the_difference():
 
 def test_a_match_started_in_the_background_stops_on_sigint_with_its_results(fake_engine):
     # A shell starts a background job (`&`, nohup) with SIGINT ignored, as here.
-    import signal
-    import subprocess
-    import time
-    from pathlib import Path
-
     script = Path(match.__file__).resolve()
     command = [sys.executable, str(script), "--engine1", fake_engine("slow"), "--engine2",
                fake_engine("slow"), "--movetime", "0.01", "--games", "4"]
