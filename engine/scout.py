@@ -6,8 +6,8 @@ alpha. Those searches' trees, and quiescence, are almost all of the search's nod
 such a node with its whole tree in one call, playing the moves on python-chess's bitboards: the
 draw rules, the table, the tablebases, razoring, reverse futility, null move, the staged move
 order of engine/movepick.py (hash move, captures, killers, quiet moves by history, losing
-captures: each stage listed when the search reaches it), futility, late-move and SEE pruning, late-move reductions, check
-extensions and quiescence, with the classical evaluation or the network. engine/search.py keeps
+captures: each stage listed when the search reaches it), futility, late-move and SEE pruning,
+late-move reductions, check extensions and quiescence, with the classical evaluation or the network. engine/search.py keeps
 what Python does well: iterative deepening, aspiration, the root and the principal-variation nodes
 (which prune nothing), and it reads the tablebase files for the kernel (python-chess reads them:
 a call that meets a position it has no result for stops and asks for it, NEED_PROBE). The kernel
@@ -527,8 +527,8 @@ plus one), and the caller probes it and calls again (the table, history and kill
 call found: every entry stored is the result of a finished subtree). ``path[:last + 1]``: the keys
 of the positions since the last irreversible move (or null move), this one last, for repetitions;
 ``halfmove``: the fifty-move counter. ``root_depth``: the iteration's, which bounds the check
-extension (`params.extends_check`). ``params``: engine/params.py's slots; ``reductions``: the late-move reductions
-by depth and move number. ``weights``: the classical evaluation's; where params[NETWORK] is set,
+extension (`params.extends_check`). ``params``: engine/params.py's slots; ``reductions``: the
+late-move reductions by depth and move number. ``weights``: the classical evaluation's; where params[NETWORK] is set,
 the network's weights ``network`` (NETWORK_WEIGHTS) evaluate instead, from first layers kept by
 ply in ``acc`` (int32, (MAX_PLY + 1, 2, H)): the caller fills ``acc[ply]``, the kernel updates the
 plies below move by move. ``counts`` gets the nodes, evaluations, cut-offs, tablebase hits and

@@ -27,7 +27,7 @@ from engine.makemove import push
 from engine.movepick import OrderingTables, is_quiet_move, ordered_moves
 from engine.network import NetworkEvaluation
 from engine.params import (KERNEL_PARAMS, MAX_DEPTH, RECAPTURES_ONLY_AFTER, REDUCTIONS,
-                           extends_check, late_move_reduction)
+                           extends_check, internal_iterative_reduction, late_move_reduction)
 from engine.results import Info, SearchResult
 from engine.score import MATE, MATE_BOUND, MAX_PLY, wdl_to_score
 from engine.timeman import Limits, TimeBudget, soft_scale
@@ -364,9 +364,7 @@ class Search:
                 self.tt.store(key, depth, EXACT, score_to_tt(wdl_score, ply), None)
                 return wdl_score
 
-        # Internal iterative reduction: without a hash move, ordering is poor; search shallower.
-        if hash_move is None and depth >= 5:
-            depth -= 1
+        depth -= internal_iterative_reduction(depth, hash_move is not None)
 
         # Step 8. The move loop: the first move with the full window, the rest with a null window,
         # searched again when they surprise (beat alpha); late quiet moves are searched shallower.
