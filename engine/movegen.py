@@ -76,8 +76,8 @@ def _evasion_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, wh
     """The legal moves of a side in check, as python-chess lists them.
 
     ``quiet``: those of ``generate_legal_moves`` that neither capture nor promote, in its order, as
-    ``origin << 6 | target``. Otherwise the captures and promotions of `movepick.captures_and_promotions`
-    (``generate_legal_captures``, then pushes that promote, sorted by MVV-LVA with ties in that order),
+    ``origin << 6 | target``. Otherwise its captures and promotions (``generate_legal_captures``,
+    then pushes that promote), sorted by MVV-LVA with ties in that order,
     as ``origin | target << 6 | promotion << 12 | victim type << 16 | mover type << 20``.
     """
     out = np.empty(256, dtype=np.int64)
@@ -196,7 +196,8 @@ def _evasion_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, wh
                 out[n] = origin | target << 6 | promotion << 12 | 1 << 20
                 n += 1
 
-    # MVV-LVA (movepick.mvv_lva), best first; a stable insertion sort keeps ties in list order.
+    # MVV-LVA (the victim's value times 8 less the mover's type; a queen promotion scores as if it
+    # took a queen too, under-promotions go last), best first; a stable insertion sort keeps ties in list order.
     keys = np.empty(n, dtype=np.int64)
     for i in range(n):
         code = out[i]
@@ -396,8 +397,9 @@ _quiet_kernel = compile_kernel(_quiet_kernel_impl, _QUIET_SIGNATURE)
 @njit(cache=True, nogil=True)
 def promotion_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white, promoting):
     """The legal promotions of the ``promoting`` pawns of a side not in check, in the order of
-    `movepick.captures`: python-chess's (captures by origin and target from h8 down, then pushes,
-    each as queen, rook, bishop, knight), stably sorted by falling victim value. Each is
+    the search's move walk (engine/movepick.py): python-chess's (captures by origin and target from
+    h8 down, then pushes, each as queen, rook, bishop, knight), stably sorted by falling victim
+    value. Each is
     ``origin | target << 6 | victim type << 12 | 1 << 16 | promotion << 20`` (victim 0: a push)."""
     if promoting == U0:
         return np.empty(0, dtype=np.int64)

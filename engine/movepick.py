@@ -1,21 +1,21 @@
-"""Move ordering: a staged move picker and the killer/history tables that feed it.
+"""Move ordering: the staged move walk and the killer/history tables that feed it.
 
-Generating moves costs more than playing them (python-chess: about 31 us for all legal moves of a
-middlegame position, 11 us for its captures), so moves are produced in stages and the search
-stops asking as soon as one of them causes a cut-off:
+Generating moves costs more than playing them, so moves come in stages and a node that cuts off
+early never pays for the rest:
 
 1. the hash move (from the transposition table), checked for legality first;
-2. captures and promotions, most valuable victim first, least valuable attacker first (MVV-LVA),
-   listed legal and already in that order by a numba kernel over the bitboards (engine/movegen.py,
-   as are the quiet moves and the evasions), and made into moves one at a time, so a node that
-   cuts off early pays for no more of them than it plays; captures that lose material by static
-   exchange (SEE) wait until stage 5;
+2. captures and promotions: queen promotions first, then captures by most valuable victim and,
+   for the same victim, least valuable attacker (MVV-LVA), then under-promotions; captures that
+   lose material by static exchange (SEE) wait until stage 5;
 3. the two killer moves of this ply (quiet moves that cut off at a sibling node);
-4. the remaining quiet moves, by history score (how often the move cut off anywhere in the tree);
+4. the remaining quiet moves, by history score (how often the move cut off anywhere in the tree),
+   read when the walk reaches them;
 5. the losing captures, in MVV-LVA order.
 
-The scout kernel (engine/scout.py) walks the same stages in the same order over the bitboards
-(`_first_moves`, `_next_move` at the end of this module).
+The walk is written once, as numba functions over python-chess's bitboards (`_first_moves`,
+`_next_stage`, `_next_move`; the move lists come from engine/movegen.py): the scout kernel
+(engine/scout.py) calls them at every node it searches, and `ordered_moves` at the principal
+variation's nodes and the root, turning their codes into python-chess moves.
 """
 
 from __future__ import annotations
@@ -24,20 +24,17 @@ from typing import Iterator
 
 import chess
 import numpy as np
-from numba import int64, njit, void
+from numba import boolean, int64, njit, uint64, void
 
 from engine.bitboards import SEVENTH_RANK, SQUARE_BB, compile_kernel, lsb
-from engine.movegen import (_capture_kernel, _capture_kernel_impl, _kind, _legal_kernel,
-                            _legal_kernel_impl, _quiet_kernel, _quiet_kernel_impl, castling_kernel,
-                            evasion_kernel, promotion_kernel)
+from engine.movegen import (_capture_kernel_impl, _kind, _legal_kernel_impl, _quiet_kernel_impl,
+                            castling_kernel, evasion_kernel, promotion_kernel)
 from engine.score import PIECE_VALUE
-from engine.see import _see_kernel, see
+from engine.see import _see_kernel
 from engine.tt_kernels import MOVES, encode_move
 
 
 _VALUE = np.array(PIECE_VALUE, dtype=np.int64)
-BB_PROMOTION_RANKS = chess.BB_RANK_1 | chess.BB_RANK_8
-BB_SEVENTH = (chess.BB_RANK_2, chess.BB_RANK_7)  # indexed by colour: the rank a pawn promotes from
 
 HISTORY_MAX = 1 << 14
 
@@ -79,137 +76,34 @@ class OrderingTables:
             killers[1] = killers[0]
             killers[0] = code
 
-    def killer_moves(self, ply: int) -> tuple[chess.Move | None, chess.Move | None]:
-        first, second = self.killers[ply].tolist()
-        return (None if first < 0 else MOVES[first]), (None if second < 0 else MOVES[second])
-
-
-def mvv_lva(board: chess.Board, move: chess.Move) -> int:
-    """Ordering key of a capture or promotion: victim value first, then the cheapest attacker."""
-    victim = board.piece_type_at(move.to_square)
-    if victim is None:
-        victim = chess.PAWN if move.promotion is None else 0  # en passant, or a quiet promotion
-    attacker = board.piece_type_at(move.from_square)
-    score = PIECE_VALUE[victim] * 8 - attacker
-    if move.promotion == chess.QUEEN:
-        score += PIECE_VALUE[chess.QUEEN] * 8
-    elif move.promotion:
-        score -= 100000  # under-promotions last: they are rarely better than a queen
-    return score
-
-
-def captures(board: chess.Board, in_check: bool = False, underpromotions: bool = True,
-             targets: int = chess.BB_ALL) -> Iterator[tuple[chess.Move, int, int]]:
-    """Legal captures and promotions in MVV-LVA order, as ``(move, victim value, attacker value)``.
-
-    Queen promotions come first, then captures by victim from the queen down to pawns (en passant
-    with the pawns), each victim's cheapest attacker first, then under-promotions. The captures
-    come from `_capture_kernel` as codes of legal moves; each one is turned into a move only
-    when the caller asks for it, so a quiescence node that cuts off, or finds the remaining
-    victims too small to matter, never pays for the rest. With
-    ``targets``, only captures on those squares (and no promotions) when not in check.
-    """
-    us = board.turn
-    if in_check and board.kings & board.occupied_co[us]:
-        codes = evasion_kernel(board.pawns, board.knights, board.bishops, board.rooks, board.queens,
-                               board.kings, board.occupied_co[us], us, _ep_square(board), False)
-        for code in codes.tolist():
-            promotion = code >> 12 & 7
-            if underpromotions or promotion in (0, chess.QUEEN):
-                yield (chess.Move(code & 63, code >> 6 & 63, promotion or None),
-                       PIECE_VALUE[code >> 16 & 7], PIECE_VALUE[code >> 20])
-        return
-    if not board.kings & board.occupied_co[us]:
-        # No king (a position set up by hand): python-chess's own generator.
-        moves = captures_and_promotions(board)
-        for move in moves:
-            if underpromotions or move.promotion in (None, chess.QUEEN):
-                victim = board.piece_type_at(move.to_square) or (chess.PAWN if move.promotion is None else 0)
-                yield move, PIECE_VALUE[victim], PIECE_VALUE[board.piece_type_at(move.from_square)]
-        return
-
-    ours = board.occupied_co[us]
-    promoting = board.pawns & ours & BB_SEVENTH[us]
-    under = []
-    if promoting and targets == chess.BB_ALL:
-        promotions = list(board.generate_legal_moves(promoting, BB_PROMOTION_RANKS & ~ours))
-        promotions.sort(key=lambda m: PIECE_VALUE[board.piece_type_at(m.to_square) or 0], reverse=True)
-        for move in promotions:
-            if move.promotion == chess.QUEEN:
-                yield move, PIECE_VALUE[board.piece_type_at(move.to_square) or 0], PIECE_VALUE[chess.PAWN]
-            else:
-                under.append(move)
-
-    ep_square = board.ep_square
-    if ep_square is None or targets != chess.BB_ALL or chess.square_rank(ep_square) != (5 if us else 2):
-        ep_square = -1
-    codes = _capture_kernel(board.pawns, board.knights, board.bishops, board.rooks, board.queens,
-                            board.kings, ours, board.occupied_co[not us] & targets, us, ep_square,
-                            promoting)
-    for code in codes.tolist():
-        yield chess.Move(code & 63, code >> 6 & 63), PIECE_VALUE[code >> 12 & 7], PIECE_VALUE[code >> 16]
-
-    if underpromotions:
-        for move in under:
-            yield move, PIECE_VALUE[board.piece_type_at(move.to_square) or 0], PIECE_VALUE[chess.PAWN]
-
-
-def _ep_square(board: chess.Board) -> int:
-    """The board's en passant square, or -1 (the kernels' "none")."""
-    ep_square = board.ep_square
-    return -1 if ep_square is None else ep_square
-
-
-def captures_and_promotions(board: chess.Board) -> list[chess.Move]:
-    """Legal captures (en passant included) and quiet promotions, best MVV-LVA first."""
-    moves = list(board.generate_legal_captures())
-    us = board.turn
-    pawns_about_to_promote = board.pawns & board.occupied_co[us] & BB_SEVENTH[us]
-    if pawns_about_to_promote:
-        moves.extend(board.generate_legal_moves(pawns_about_to_promote,
-                                                BB_PROMOTION_RANKS & ~board.occupied))
-    if len(moves) > 1:
-        moves.sort(key=lambda m: mvv_lva(board, m), reverse=True)
-    return moves
-
 
 def ordered_moves(board: chess.Board, hash_move: chess.Move | None, tables: OrderingTables,
                   ply: int, in_check: bool | None = None) -> Iterator[chess.Move]:
-    """Yields every legal move of ``board`` once, in the staged order described above."""
-    if hash_move is not None and is_legal(board, hash_move):
-        yield hash_move
-    else:
-        hash_move = None
-
+    """Yields every legal move of ``board`` once, in the staged order described above: the
+    kernel's walk, with the killers of ``ply`` and the side's history as they are when it
+    reaches them."""
+    us = board.turn
+    if not board.kings & board.occupied_co[us]:
+        yield from board.generate_legal_moves()  # no king: a position set up by hand, not chess
+        return
     if in_check is None:
         in_check = board.is_check()
-    losing = []
-    for move, victim, attacker in captures(board, in_check):
-        if hash_move is None or move != hash_move:
-            if attacker > victim and move.promotion is None and see(board, move) < 0:
-                losing.append(move)
-            else:
-                yield move
-
-    # Quiet moves are told apart by from/to squares alone (promotions came with the captures),
-    # which is cheaper than comparing Move objects.
-    done = set() if hash_move is None else {hash_move.from_square << 6 | hash_move.to_square}
-    us = board.turn
-    killers = tables.killer_moves(ply)
-    for i, killer in enumerate(killers):
-        # A killer must be quiet here: an en passant capture to the empty square came with the
-        # captures already.
-        if (killer is not None and killer != hash_move and (i == 0 or killer != killers[0])
-                and is_quiet_move(board, killer) and is_legal(board, killer)):
-            done.add(killer.from_square << 6 | killer.to_square)
-            yield killer
-
-    skips = [-1, -1, -1]
-    for i, index in enumerate(done):
-        skips[i] = index
-    for index in _by_history(quiet_move_codes(board, in_check), tables.history[us], *skips).tolist():
-        yield chess.Move(index >> 6, index & 63)
-    yield from losing
+    ep_square = board.ep_square
+    if ep_square is None or chess.square_rank(ep_square) != (5 if us else 2):
+        ep_square = -1
+    u = np.uint64
+    position = (u(board.pawns), u(board.knights), u(board.bishops), u(board.rooks),
+                u(board.queens), u(board.kings), u(board.occupied_co[us]), us,
+                u(board.castling_rights), board.chess960, ep_square, in_check)
+    moves, losing, skip = _first_moves(*position, encode_move(hash_move))
+    done = np.full(2, -1, dtype=np.int64)
+    for stage in range(4):
+        if stage:
+            killer_a, killer_b = tables.killers[ply].tolist()
+            moves, done = _next_stage(stage - 1, losing, *position, skip, done, killer_a, killer_b,
+                                      tables.history[us])
+        for code in moves.tolist():
+            yield MOVES[code & 4095 | (code >> 20) << 12]
 
 
 def is_quiet_move(board: chess.Board, move: chess.Move) -> bool:
@@ -218,52 +112,6 @@ def is_quiet_move(board: chess.Board, move: chess.Move) -> bool:
     return (move.promotion is None
             and not board.occupied_co[not board.turn] & chess.BB_SQUARES[to_square]
             and not (to_square == board.ep_square and board.pawns & chess.BB_SQUARES[move.from_square]))
-
-
-def is_legal(board: chess.Board, move: chess.Move) -> bool:
-    """``board.is_legal(move)``, for a move from the table or a killer (perhaps from another
-    position): ordinary moves by `_legal_kernel`, the rare others by python-chess."""
-    from_square, to_square = move.from_square, move.to_square
-    from_bb = chess.BB_SQUARES[from_square]
-    if (move.promotion or from_square == to_square or move.drop
-            or (board.kings & from_bb and (board.occupied_co[board.turn] & chess.BB_SQUARES[to_square]
-                                           or abs((from_square & 7) - (to_square & 7)) > 1))
-            or (board.pawns & from_bb and to_square == board.ep_square)):
-        return board.is_legal(move)
-    return _legal_kernel(board.pawns, board.knights, board.bishops, board.rooks, board.queens,
-                         board.kings, board.occupied_co[board.turn], board.turn, from_square,
-                         to_square)
-
-
-def quiet_move_indices(board: chess.Board, in_check: bool) -> list[int]:
-    """The legal quiet moves (no capture, no promotion) as ``from << 6 | to`` indices.
-
-    Out of check they come from `_quiet_kernel` (castling from python-chess), in python-chess's
-    own order; in check from python-chess's evasions, which are few.
-    """
-    return quiet_move_codes(board, in_check).tolist()
-
-
-def quiet_move_codes(board: chess.Board, in_check: bool) -> np.ndarray:
-    """`quiet_move_indices` as an int64 array."""
-    us = board.turn
-    king = board.king(us)
-    if in_check and king is not None:
-        return evasion_kernel(board.pawns, board.knights, board.bishops, board.rooks, board.queens,
-                              board.kings, board.occupied_co[us], us, _ep_square(board), True)
-    if king is None:
-        not_captures = chess.BB_ALL & ~board.occupied_co[not us]
-        return np.array([move.from_square << 6 | move.to_square
-                         for move in board.generate_legal_moves(chess.BB_ALL, not_captures)
-                         if move.promotion is None and not board.is_en_passant(move)], dtype=np.int64)
-    codes, piece_moves = _quiet_kernel(board.pawns, board.knights, board.bishops, board.rooks,
-                                       board.queens, board.kings, board.occupied_co[us], us, king)
-    if board.castling_rights & board.occupied_co[us]:
-        castling = [move.from_square << 6 | move.to_square for move in board.generate_castling_moves()]
-        if castling:
-            codes = np.concatenate((codes[:piece_moves], np.array(castling, dtype=np.int64),
-                                    codes[piece_moves:]))
-    return codes
 
 
 # ---------------------------------------------------------------------- the history kernels
@@ -298,13 +146,11 @@ def _reward_impl(history, index, depth, tried):
         history[other] -= bonus + history[other] * bonus // HISTORY_MAX
 
 
-_by_history = compile_kernel(_by_history_impl, int64[::1](int64[::1], int64[::1], int64, int64, int64))
 _reward_kernel = compile_kernel(_reward_impl, void(int64[::1], int64, int64, int64[::1]))
 
 
-# ------------------------------------------------- the same stages in the scout kernel
-# The kernel (engine/scout.py) walks these stages over python-chess's bitboards, each move a code:
-# origin | target << 6 | victim type << 12 | mover type << 16 | promotion << 20.
+# ---------------------------------------------------------------------- the walk
+# Each move a code: origin | target << 6 | victim type << 12 | mover type << 16 | promotion << 20.
 
 @njit(cache=True, nogil=True, inline="always")
 def _move_id(code):
@@ -331,11 +177,9 @@ def _is_legal(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move
 @njit(cache=True, nogil=True)
 def _first_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, castling,
                  chess960, ep_square, in_check, hash_code):
-    """The first stages of `ordered_moves`: the hash move, then the captures and
-    promotions of `captures` but the captures that lose material, which come apart (they
-    are searched last); each move as origin | target << 6 | victim type << 12 | mover type << 16
-    | promotion << 20 (victim 0: a quiet move). Also the hash move's table code (-1 if it is not
-    legal here)."""
+    """The walk's first stages (1 and 2 above): the hash move, then the captures and promotions
+    but those that lose material, which come apart (stage 5), as move codes (victim 0: a quiet
+    move). Also the hash move's table code (-1 if it is not legal here)."""
     occupied = pawns | knights | bishops | rooks | queens | kings
     theirs = occupied & ~ours
     white = ours if white_to_move else theirs
@@ -403,8 +247,8 @@ def _first_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_m
 @njit(cache=True, nogil=True)
 def _killer_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, castling,
                   chess960, ep_square, skip, killer_a, killer_b):
-    """The next stage of `ordered_moves`: the killers that are legal quiet moves here
-    (not the hash move ``skip``), and the history indices of those two."""
+    """Stage 3 of the walk: the killers that are legal quiet moves here (not the hash move
+    ``skip``), and the history indices of those two."""
     occupied = pawns | knights | bishops | rooks | queens | kings
     theirs = occupied & ~ours
     out = np.empty(2, dtype=np.int64)
@@ -431,8 +275,8 @@ def _killer_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_
 @njit(cache=True, nogil=True)
 def _quiet_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, castling,
                  chess960, ep_square, in_check, skip, done, history):
-    """The next stage of `ordered_moves`: the other quiet moves, by their history when
-    the search reaches them (it may have changed while the moves before were searched)."""
+    """Stage 4 of the walk: the other quiet moves, by their history when the search reaches
+    them (it may have changed while the moves before were searched)."""
     if in_check:
         quiets = evasion_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
                                 ep_square, True)
@@ -466,9 +310,9 @@ def _record_cutoff(move, ply, depth, history, tried, killers):
 @njit(cache=True, nogil=True)
 def _next_stage(stage, losing, pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
                 castling, chess960, ep_square, in_check, skip, done, killer_a, killer_b, history):
-    """The moves of the stage after ``stage`` of `ordered_moves` (0: the killers, 1: the
-    other quiet moves by their history as it is now, 2: the losing captures), and the killers
-    searched (as history indices, listed at stage 0 and skipped at stage 1)."""
+    """The moves of the walk's stage after ``stage`` (0: the killers, 1: the other quiet moves by
+    their history as it is now, 2: the losing captures), and the killers searched (as history
+    indices, listed at stage 0 and skipped at stage 1)."""
     if stage == 0:
         return _killer_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
                              castling, chess960, ep_square, skip, killer_a, killer_b)
@@ -482,10 +326,9 @@ def _next_stage(stage, losing, pawns, knights, bishops, rooks, queens, kings, ou
 def _next_move(moves, i, stage, done, losing, pawns, knights, bishops, rooks, queens, kings, ours,
                white_to_move, castling, chess960, ep_square, in_check, skip, killer_a, killer_b,
                history):
-    """The next move in the order of `ordered_moves` (-1 when none is left) and the state
-    of the walk after it: the moves of the current stage, the index in them, the stage (0: the
-    first moves, 1: the killers, 2: the other quiet moves, 3: the losing captures) and the killers
-    searched."""
+    """The walk's next move (-1 when none is left) and its state after it: the moves of the
+    current stage, the index in them, the stage (0: the first moves, 1: the killers, 2: the other
+    quiet moves, 3: the losing captures) and the killers searched."""
     while i == moves.shape[0]:
         if stage == 3:
             return -1, moves, i, stage, done
@@ -495,3 +338,13 @@ def _next_move(moves, i, stage, done, losing, pawns, knights, bishops, rooks, qu
         stage += 1
         i = 0
     return moves[i], moves, i + 1, stage, done
+
+
+# Compiled at import, for `ordered_moves`, with the types the scout kernel calls them with: the
+# position (six piece bitboards, the side to move's men, White to move, the castling rights,
+# Chess960, the en passant square or -1, in check).
+_POSITION = (uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean, uint64, boolean,
+             int64, boolean)
+_first_moves = compile_kernel(_first_moves, (*_POSITION, int64))
+_next_stage = compile_kernel(_next_stage, (int64, int64[::1], *_POSITION, int64, int64[::1], int64,
+                                           int64, int64[::1]))

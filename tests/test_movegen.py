@@ -10,8 +10,9 @@ import numpy as np
 
 from engine.bench import POSITIONS
 from engine.movegen import castling_kernel, promotion_kernel
-from engine.movepick import captures, captures_and_promotions, quiet_move_codes
-from engine.score import PIECE_VALUE
+from engine.movepick import OrderingTables, ordered_moves
+
+from staged_order import staged_order
 
 # Positions in check where the evasions include an en passant capture, a promotion that blocks,
 # a capture that promotes, and only king moves (double check).
@@ -41,36 +42,24 @@ def positions_in_check(count: int, seed: int) -> list[chess.Board]:
     return boards
 
 
-def test_evasion_captures_are_python_chess_captures_in_mvv_lva_order() -> None:
+def test_evasions_come_in_the_staged_order_of_python_chess_moves() -> None:
+    tables = OrderingTables()
     for board in positions_in_check(3000, seed=5):
-        listed = list(captures(board, in_check=True))
-        assert [move for move, _, _ in listed] == captures_and_promotions(board), board.fen()
-        for move, victim, attacker in listed:
-            victim_type = board.piece_type_at(move.to_square) or (chess.PAWN if move.promotion is None else 0)
-            assert (victim, attacker) == (PIECE_VALUE[victim_type],
-                                          PIECE_VALUE[board.piece_type_at(move.from_square)]), board.fen()
-
-
-def test_quiet_evasions_are_python_chess_evasions_in_its_order() -> None:
-    for board in positions_in_check(3000, seed=6):
-        expected = [move.from_square << 6 | move.to_square
-                    for move in board.generate_legal_moves(chess.BB_ALL, ~board.occupied_co[not board.turn])
-                    if move.promotion is None and not board.is_en_passant(move)]
-        assert quiet_move_codes(board, True).tolist() == expected, board.fen()
+        assert list(ordered_moves(board, None, tables, 0)) == staged_order(board), board.fen()
 
 
 def test_special_evasions_are_listed() -> None:
     # The en passant capture of a checking pawn, a block by promotion, and a double check with
     # king moves only.
+    tables = OrderingTables()
     board = chess.Board(SPECIAL_EVASIONS[0])
     assert board.is_check()
-    assert chess.Move.from_uci("e4d3") in [move for move, _, _ in captures(board, in_check=True)]
+    assert chess.Move.from_uci("e4d3") in ordered_moves(board, None, tables, 0)
     board = chess.Board(SPECIAL_EVASIONS[2])
-    assert chess.Move.from_uci("b7b8q") in [move for move, _, _ in captures(board, in_check=True)]
+    assert chess.Move.from_uci("b7b8q") in ordered_moves(board, None, tables, 0)
     board = chess.Board(SPECIAL_EVASIONS[3])
     assert len(board.checkers()) == 2
-    assert all(chess.Move(code >> 6, code & 63).from_square == chess.E1
-               for code in quiet_move_codes(board, True).tolist())
+    assert all(move.from_square == chess.E1 for move in ordered_moves(board, None, tables, 0))
 
 
 def positions_with(count: int, seed: int, wanted) -> list[chess.Board]:
@@ -133,12 +122,12 @@ def test_chess960_castling_moves_are_python_chess_king_takes_rook_moves_in_its_o
 
 
 def test_promotions_come_in_the_order_of_the_searchs_captures() -> None:
-    # movepick.captures yields the queen promotions first, the under-promotions last, each in
-    # python-chess's order stably sorted by the victim taken.
+    # The walk searches the queen promotions first, the under-promotions after the captures, each
+    # in python-chess's order stably sorted by the victim taken.
     promoting_side = lambda b: b.pawns & b.occupied_co[b.turn] & (chess.BB_RANK_7 if b.turn else chess.BB_RANK_2)
     listed = 0
     for board in positions_with(1500, 9, promoting_side):
-        promotions = [move for move, _, _ in captures(board) if move.promotion]
+        promotions = [move for move in staged_order(board) if move.promotion]
         codes = promotion_kernel(*bitboards(board), board.turn, np.uint64(promoting_side(board))).tolist()
         as_moves = [chess.Move(code & 63, code >> 6 & 63, code >> 20) for code in codes]
         queens = [move for move in as_moves if move.promotion == chess.QUEEN]

@@ -12,9 +12,10 @@ import chess
 import numpy as np
 import pytest
 
-from engine import movepick, network
+from engine import network
 from engine import scout as compiled
 from engine.bench import POSITIONS
+from engine.movepick import OrderingTables, ordered_moves
 from engine.params import without_pruning
 from engine.score import MATE, PIECE_VALUE
 from engine.search import INFINITY, Search, SearchAborted
@@ -197,29 +198,6 @@ def test_the_oracle_sees_pruning_switched_on() -> None:
 
 # ---------------------------------------------------------------------------- move lists
 
-def kernel_moves(board: chess.Board, hash_move: chess.Move | None = None) -> list[chess.Move]:
-    """Every move the kernel's staged walk yields in ``board``, in its order."""
-    u = np.uint64
-    boards = [u(bb) for bb in (board.pawns, board.knights, board.bishops, board.rooks,
-                              board.queens, board.kings)]
-    ours = u(board.occupied_co[board.turn])
-    ep = board.ep_square if board.ep_square is not None else -1
-    in_check = board.is_check()
-    hash_code = 0 if hash_move is None else (
-        hash_move.from_square | hash_move.to_square << 6 | (hash_move.promotion or 0) << 12)
-    moves, losing, skip = movepick._first_moves(*boards, ours, board.turn, u(board.castling_rights),
-                                                board.chess960, ep, in_check, hash_code)
-    codes = list(moves)
-    killers, done = movepick._killer_moves(*boards, ours, board.turn, u(board.castling_rights),
-                                           board.chess960, ep, skip, -1, -1)
-    history = np.zeros(4096, dtype=np.int64)
-    codes += list(killers)
-    codes += list(movepick._quiet_moves(*boards, ours, board.turn, u(board.castling_rights),
-                                        board.chess960, ep, in_check, skip, done, history))
-    codes += list(losing)
-    return [chess.Move(int(c) & 63, int(c) >> 6 & 63, (int(c) >> 20) or None) for c in codes]
-
-
 def test_kernel_move_lists_are_python_chess_legal_moves() -> None:
     # Every node of depth-2 trees from perft positions (castling, en passant, promotions, checks,
     # pins) and Chess960 positions, with the table move of each node once legal, once not.
@@ -227,6 +205,7 @@ def test_kernel_move_lists_are_python_chess_legal_moves() -> None:
             (DATA / "perft" / "cpw_standard_positions.epd").read_text().splitlines() if line.strip()]
     roots = [chess.Board(fen) for fen in fens] + chess960_positions(6, seed=11)
     rng = random.Random(1)
+    tables = OrderingTables()
     nodes = 0
     for root in roots:
         for first in list(root.legal_moves):
@@ -238,7 +217,7 @@ def test_kernel_move_lists_are_python_chess_legal_moves() -> None:
                     node.push(child)
                 legal = list(node.legal_moves)
                 hash_move = rng.choice(legal) if legal and rng.random() < 0.5 else first
-                listed = kernel_moves(node, hash_move)
+                listed = list(ordered_moves(node, hash_move, tables, 0))
                 assert sorted(listed, key=str) == sorted(legal, key=str), node.fen()
                 if hash_move in legal:
                     assert listed[0] == hash_move, node.fen()

@@ -10,14 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.movepick import (OrderingTables, captures,
-                             captures_and_promotions, is_legal, is_quiet_move, ordered_moves,
-                             quiet_move_indices)
+from engine.movepick import OrderingTables, is_quiet_move, ordered_moves
 from engine.perft import KIWIPETE
-from engine.score import MATE, PIECE_VALUE
+from engine.score import MATE
 from engine.search import Search, fixed_depth_search, position_key
 from engine.timeman import Limits, budget, soft_scale
 from engine.tt import EXACT, LOWER, UPPER, TranspositionTable, score_from_tt, score_to_tt
+
+from staged_order import staged_order
 
 
 def random_board(seed: int, plies: int) -> chess.Board:
@@ -187,23 +187,26 @@ def test_ordered_moves_yields_every_legal_move_exactly_once(seed, plies):
 
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 10**6), st.integers(0, 120))
-def test_legality_of_any_move_agrees_with_python_chess(seed, plies):
+def test_a_table_move_from_anywhere_comes_first_exactly_when_it_is_legal(seed, plies):
+    # Legal as python-chess lists the moves: its `is_legal` also accepts castling written as the
+    # king taking its rook, which would list the same move twice.
     board = random_board(seed, plies)
+    legal = set(board.legal_moves)
+    tables = OrderingTables()
     for origin in range(64):
         for target in range(64):
             for promotion in (None, chess.QUEEN):
                 move = chess.Move(origin, target, promotion)
                 if origin != target:
-                    assert is_legal(board, move) == board.is_legal(move), move
+                    first = next(iter(ordered_moves(board, move, tables, 3)), None)
+                    assert (first == move) == (move in legal), move
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.integers(0, 10**6), st.integers(0, 120))
-def test_quiet_moves_are_python_chess_legal_quiet_moves_in_its_order(seed, plies):
+def test_moves_come_in_the_staged_order_of_python_chess_moves(seed, plies):
     board = random_board(seed, plies)
-    expected = [m.from_square << 6 | m.to_square for m in board.legal_moves
-                if not board.is_capture(m) and m.promotion is None]
-    assert quiet_move_indices(board, board.is_check()) == expected, board.fen()
+    assert list(ordered_moves(board, None, OrderingTables(), 3)) == staged_order(board), board.fen()
 
 
 @pytest.mark.parametrize("fen", [
@@ -211,63 +214,35 @@ def test_quiet_moves_are_python_chess_legal_quiet_moves_in_its_order(seed, plies
     "4k3/4r3/8/8/8/8/4P3/4K3 w - - 0 1",  # the pinned pawn may still advance
     "4k3/8/8/8/8/3p4/8/R3K2R w KQ - 0 1",  # castling, and king squares the pawn guards
     "r3k2r/8/8/8/8/8/8/4K3 b kq - 0 1",
-])
-def test_quiet_moves_respect_pins_guarded_squares_and_castling(fen):
-    board = chess.Board(fen)
-    expected = sorted(m.uci() for m in board.legal_moves if not board.is_capture(m) and not m.promotion)
-    produced = sorted(chess.Move(i >> 6, i & 63).uci() for i in quiet_move_indices(board, False))
-    assert produced == expected
-
-
-@settings(max_examples=80, deadline=None)
-@given(st.integers(0, 10**6), st.integers(0, 120))
-def test_lazy_captures_are_every_legal_capture_and_promotion_in_mvv_lva_order(seed, plies):
-    board = random_board(seed, plies)
-    produced = list(captures(board, board.is_check()))
-    moves = [move for move, _, _ in produced]
-    expected = [m for m in board.legal_moves if board.is_capture(m) or m.promotion]
-    assert sorted(m.uci() for m in moves) == sorted(m.uci() for m in expected)
-    if not board.is_check():
-        plain = [(victim, attacker) for move, victim, attacker in produced if move.promotion is None]
-        for (victim, attacker), (next_victim, next_attacker) in zip(plain, plain[1:]):
-            assert victim > next_victim or (victim == next_victim and attacker <= next_attacker)
-
-
-@pytest.mark.parametrize("fen", [
     "8/8/8/K2pP2r/8/8/8/7k w - d6 0 1",  # en passant would expose the king along the rank
     "8/8/8/3pP3/8/8/8/k3K3 w - d6 0 1",  # en passant allowed
     "4k3/8/8/6n1/1q6/8/3B4/4K3 w - - 0 1",  # a pinned bishop may take its pinner only
     "4k3/8/8/8/8/2n5/3r4/4K3 w - - 0 1",  # the king may not take a defended rook
     "r3k2r/1P6/8/8/8/8/8/R3K2R w KQkq - 0 1",  # captures with promotion, castling rooks
+    "1r2k3/P7/8/8/8/8/6q1/4K2R w K - 0 1",  # queen promotions and under-promotions
+    "4k3/8/8/3p4/4P3/2n2Q2/8/4K3 w - - 0 1",  # a capture that loses material comes last
 ])
-def test_captures_respect_pins_en_passant_and_defended_squares(fen):
+def test_moves_respect_pins_en_passant_guarded_squares_and_castling(fen):
     board = chess.Board(fen)
-    produced = [(move.uci(), victim, attacker) for move, victim, attacker in captures(board)]
-    expected = sorted(m.uci() for m in board.legal_moves if board.is_capture(m) or m.promotion)
-    assert sorted(uci for uci, _, _ in produced) == expected
-    for uci, victim, attacker in produced:
-        move = chess.Move.from_uci(uci)
-        victim_type = board.piece_type_at(move.to_square) or (chess.PAWN if not move.promotion else 0)
-        attacker_type = board.piece_type_at(move.from_square)
-        assert (victim, attacker) == (PIECE_VALUE[victim_type], PIECE_VALUE[attacker_type])
+    assert list(ordered_moves(board, None, OrderingTables(), 0)) == staged_order(board)
 
 
-def test_lazy_captures_put_queen_promotions_first_and_under_promotions_last():
+def test_queen_promotions_come_first_and_under_promotions_after_the_captures():
     board = chess.Board("1r2k3/P7/8/8/8/8/6q1/4K2R w K - 0 1")
-    moves = [move.uci() for move, _, _ in captures(board)]
+    moves = [move.uci() for move in ordered_moves(board, None, OrderingTables(), 0)]
     assert moves[:2] == ["a7b8q", "a7a8q"]
-    assert {m[-1] for m in moves[-6:]} == {"r", "b", "n"}
-    assert "a7b8n" not in [move.uci() for move, _, _ in captures(board, underpromotions=False)]
+    assert [move[-1] for move in moves[2:8]] == ["r", "b", "n"] * 2  # by victim: b8 first
+    assert not any(move[-1] in "qrbn" for move in moves[8:])
 
 
 def test_captures_come_most_valuable_victim_first():
     board = chess.Board("4k3/8/8/2q1r3/3P4/8/8/7K w - - 0 1")  # d4 can take the queen or the rook
-    assert captures_and_promotions(board)[0] == chess.Move.from_uci("d4c5")
+    assert next(ordered_moves(board, None, OrderingTables(), 0)) == chess.Move.from_uci("d4c5")
 
 
 def test_least_valuable_attacker_first_for_the_same_victim():
     board = chess.Board("4k3/8/8/3r4/2P5/8/3Q4/4K3 w - - 0 1")
-    assert captures_and_promotions(board)[0] == chess.Move.from_uci("c4d5")
+    assert next(ordered_moves(board, None, OrderingTables(), 0)) == chess.Move.from_uci("c4d5")
 
 
 def test_killer_comes_before_other_quiet_moves():
