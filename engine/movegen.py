@@ -392,6 +392,41 @@ def _quiet_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, whit
 _quiet_kernel = compile_kernel(_quiet_kernel_impl, _QUIET_SIGNATURE)
 
 
+@njit(cache=True, nogil=True)
+def quiet_checks(pawns, knights, bishops, rooks, queens, kings, ours, white):
+    """The legal quiet moves (not castling, not promotions) of a side not in check that give
+    check, directly or by discovery, as move codes (origin | target << 6 | mover type << 16),
+    in the order of `_quiet_kernel_impl`."""
+    occupied = pawns | knights | bishops | rooks | queens | kings
+    theirs = occupied & ~ours
+    their_king = lsb(kings & theirs)
+    # The squares from which each kind of piece would attack their king, and our men that alone
+    # stand between it and one of our sliders (moving off that line uncovers a check).
+    pawn_checks = PAWN_ATTACKS[0 if white else 1, their_king]
+    knight_checks = KNIGHT_ATTACKS[their_king]
+    bishop_checks = slider_attacks(their_king, occupied, BISHOP_DIRS)
+    rook_checks = slider_attacks(their_king, occupied, ROOK_DIRS)
+    discoverers = pinned_pieces(their_king, occupied, ours, ours, bishops, rooks, queens)
+    quiets, _ = _quiet_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, white,
+                                   lsb(kings & ours))
+    out = np.empty(quiets.shape[0], dtype=np.int64)
+    n = 0
+    for code in quiets:
+        origin = code >> 6
+        target = code & 63
+        from_bb = SQUARE_BB[origin]
+        to_bb = SQUARE_BB[target]
+        kind = _kind(from_bb, pawns, knights, bishops, rooks, queens)
+        direct = ((kind == 1 and to_bb & pawn_checks) or (kind == 2 and to_bb & knight_checks)
+                  or ((kind == 3 or kind == 5) and to_bb & bishop_checks)
+                  or ((kind == 4 or kind == 5) and to_bb & rook_checks))
+        uncovered = from_bb & discoverers and not LINE[origin, their_king] & to_bb
+        if direct or uncovered:
+            out[n] = origin | target << 6 | kind << 16
+            n += 1
+    return out[:n]
+
+
 # ---------------------------------------------------------------------- promotions and castling
 
 @njit(cache=True, nogil=True)

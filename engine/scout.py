@@ -7,7 +7,8 @@ such a node with its whole tree in one call, playing the moves on python-chess's
 draw rules, the table, the tablebases, razoring, reverse futility, null move, the staged move
 order of engine/movepick.py (hash move, captures, killers, quiet moves by history, losing
 captures: each stage listed when the search reaches it), futility, late-move and SEE pruning,
-late-move reductions, check extensions and quiescence, with the classical evaluation or the network. engine/search.py keeps
+late-move reductions, check extensions and quiescence (with quiet checks at its first ply), with
+the classical evaluation or the network. engine/search.py keeps
 what Python does well: iterative deepening, aspiration, the root and the principal-variation nodes
 (which prune nothing), and it reads the tablebase files for the kernel (python-chess reads them:
 a call that meets a position it has no result for stops and asks for it, NEED_PROBE). The kernel
@@ -30,7 +31,7 @@ from engine.bitmove import child, play
 from engine.endgame import with_endgame_knowledge_kernel
 from engine.evaluate import _evaluate_kernel
 from engine.movegen import (_capture_kernel_impl, _quiet_kernel_impl, evasion_kernel,
-                            promotion_kernel)
+                            promotion_kernel, quiet_checks)
 from engine.movepick import _first_moves, _move_id, _next_move, _record_cutoff
 from engine.params import (CHESS960, DELTA, FUTILITY, LATE_MOVES, NETWORK, NETWORK_B2,
                            NULL_MOVE_DEPTH_SLOT, RAZOR, RECAPTURES_AFTER, REVERSE_FUTILITY,
@@ -472,6 +473,39 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ro
                     if alpha >= beta:
                         counts[CUTOFFS] += 1
                         break
+        if qply == 0 and alpha < beta:
+            # Quiet checks at the horizon that do not lose the piece: a mate that a null move or
+            # razoring leaves one ply short is seen here, not only past the reduced depth.
+            for code in quiet_checks(pawns, knights, bishops, rooks, queens, kings, ours,
+                                     white_to_move):
+                origin = code & 63
+                target = code >> 6 & 63
+                if _see_kernel(pawns, knights, bishops, rooks, queens, kings, white, origin,
+                               target, white_to_move) < 0:
+                    continue
+                (p, n, b, r, q, k, child_white, child_castling, child_key, gives_check, child_ep,
+                 child_halfmove) = child(code, pawns, knights, bishops, rooks, queens, kings,
+                                         white, castling, white_to_move, halfmove)
+                _to_child(params, network, acc, ply, pawns, knights, bishops, rooks, queens,
+                          kings, white, p, n, b, r, q, k, child_white)
+                after = Position(p, n, b, r, q, k, child_white, child_castling,
+                                 not white_to_move, child_key, gives_check, child_ep,
+                                 child_halfmove)
+                result = _search(after, horizon, -beta, -alpha, ply + 1, qply + 1, target, path,
+                                 last, root_depth, can_null, params, reductions, history_black,
+                                 history_white, killers, table, entries, generation, weights,
+                                 network, acc, counts, budget, stop, stop_at, probe_keys,
+                                 probe_results, request)
+                if result <= NEED_PROBE:
+                    return result
+                score = -result
+                if score > best_score:
+                    best_score = score
+                    if score > alpha:
+                        alpha = score
+                        if alpha >= beta:
+                            counts[CUTOFFS] += 1
+                            break
     if best_score >= beta:
         bound = LOWER
     elif best_score > original_alpha:

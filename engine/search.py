@@ -424,8 +424,9 @@ class Search:
         return self._run_kernel(depth, alpha, beta, ply)
 
     def quiescence(self, alpha: int, beta: int, ply: int, qply: int = 0) -> int:
-        """Captures (and promotions) only, until the position is quiet; every evasion when in check;
-        past RECAPTURES_ONLY_AFTER plies (``qply`` counts them) only recaptures: the kernel's."""
+        """Captures (and promotions) until the position is quiet, and at its first ply the quiet
+        checks that do not lose the piece; every evasion when in check; past
+        RECAPTURES_ONLY_AFTER plies (``qply`` counts them) only recaptures: the kernel's."""
         return self._run_kernel(0, alpha, beta, ply, qply)
 
     # ------------------------------------------------------------------ helpers of the node

@@ -9,7 +9,7 @@ import chess
 import numpy as np
 
 from engine.bench import POSITIONS
-from engine.movegen import castling_kernel, promotion_kernel
+from engine.movegen import castling_kernel, promotion_kernel, quiet_checks
 from engine.movepick import OrderingTables, ordered_moves
 
 from staged_order import staged_order
@@ -119,6 +119,28 @@ def test_chess960_castling_moves_are_python_chess_king_takes_rook_moves_in_its_o
             castles = [m for m in moves if board.is_castling(m)]
             board.push(rng.choice(castles if castles and rng.random() < 0.5 else moves))
     assert listed > 300
+
+
+def test_quiet_checks_are_python_chess_quiet_moves_that_give_check() -> None:
+    # Quiescence's first ply searches them: direct checks and discovered ones, pinned pieces
+    # kept to their line; castling and promotions are not among them.
+    has_check = lambda b: any(b.gives_check(m) for m in b.generate_legal_moves(to_mask=~b.occupied))
+    listed = discovered = 0
+    for board in positions_with(1500, 11, has_check):
+        expected = [move for move in board.generate_legal_moves(to_mask=~board.occupied)
+                    if board.gives_check(move) and not move.promotion
+                    and not board.is_castling(move) and not board.is_en_passant(move)]
+        codes = quiet_checks(*bitboards(board), board.turn).tolist()
+        as_moves = [chess.Move(code & 63, code >> 6 & 63) for code in codes]
+        assert sorted(as_moves, key=str) == sorted(expected, key=str), board.fen()
+        for code in codes:
+            assert code >> 16 & 15 == board.piece_type_at(code & 63)
+        listed += len(codes)
+        for move in as_moves:
+            board.push(move)
+            discovered += any(square != move.to_square for square in board.checkers())
+            board.pop()
+    assert listed > 3000 and discovered > 100
 
 
 def test_promotions_come_in_the_order_of_the_searchs_captures() -> None:

@@ -82,8 +82,9 @@ ENDINGS = [
 class Negamax:
     """Plain negamax over python-chess with alpha-beta (exact with the full window it is called
     with): the full tree to ``depth``, then the quiescence the kernel searches (stand pat;
-    captures and queen promotions, captures that lose material by SEE left out; every evasion in
-    check), with the kernel's draw rules and evaluation."""
+    captures and queen promotions, captures that lose material by SEE left out, and at its first
+    ply the quiet checks that do not; every evasion in check), with the kernel's draw rules and
+    evaluation."""
 
     def __init__(self, search: Search, board: chess.Board) -> None:
         self.evaluate = search.static_evaluation
@@ -92,7 +93,7 @@ class Negamax:
     def value(self, depth: int, ply: int = 0, alpha: int = -INFINITY, beta: int = INFINITY) -> int:
         board = self.board
         if depth <= 0:
-            return self.quiescence(ply, alpha, beta)
+            return self.quiescence(ply, alpha, beta, first=True)
         if board.halfmove_clock >= 100 and not board.is_checkmate():
             return 0
         if not (board.pawns | board.rooks | board.queens) and chess.popcount(board.occupied) <= 3:
@@ -110,7 +111,7 @@ class Negamax:
                 break
         return alpha
 
-    def quiescence(self, ply: int, alpha: int, beta: int) -> int:
+    def quiescence(self, ply: int, alpha: int, beta: int, first: bool = False) -> int:
         board = self.board
         if board.is_check():
             alpha = max(alpha, -MATE + ply)
@@ -125,6 +126,11 @@ class Negamax:
             moves += [m for m in board.generate_legal_moves(to_mask=~board.occupied)
                       if m.promotion == chess.QUEEN]
             moves = [m for m in moves if m.promotion or not self._loses_material(m)]
+            if first:
+                moves += [m for m in board.generate_legal_moves(to_mask=~board.occupied)
+                          if not m.promotion and not board.is_castling(m)
+                          and not board.is_en_passant(m) and board.gives_check(m)
+                          and see(board, m) >= 0]
         for move in moves:
             if alpha >= beta:
                 break
