@@ -66,13 +66,19 @@ def bench_board(entry: str) -> chess.Board:
 
 
 def run_bench(depth: int | None = None, out: Callable[[str], None] = print,
-              positions: list[str] | None = None) -> tuple[int, float]:
-    """Searches every position to ``depth``; prints per-position and total figures.
+              positions: list[str] | None = None,
+              evaluate: Callable[[chess.Board], int] | None = None) -> tuple[int, float]:
+    """Searches every position to ``depth`` with ``evaluate`` (by default the engine's default
+    evaluation, the shipped network); prints per-position and total figures.
 
     Returns (nodes, seconds).
     """
+    from engine.network import evaluator
     from engine.search import Search
     from engine.tt import TranspositionTable
+
+    if evaluate is None:
+        evaluate = evaluator()
 
     depth = depth or DEFAULT_DEPTH
     positions = positions or POSITIONS
@@ -81,6 +87,7 @@ def run_bench(depth: int | None = None, out: Callable[[str], None] = print,
     for number, fen in enumerate(positions, 1):
         board = bench_board(fen)
         search = Search(TranspositionTable(16))
+        search.evaluate = evaluate
         start = time.perf_counter()
         result = search.run(board, Limits(depth=depth))
         elapsed = time.perf_counter() - start

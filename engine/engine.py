@@ -13,7 +13,7 @@ import threading
 import time
 import traceback
 from dataclasses import replace
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Callable, Protocol
 
 import chess
 
@@ -86,6 +86,10 @@ class Engine:
 
             self.tt = TranspositionTable(self.options["Hash"])
             self._search = Search(self.tt)
+            if self.options["Use NNUE"]:
+                from engine import network
+
+                self._search.evaluate = network.evaluator(self._network_path(self.options["EvalFile"]))
         except Exception as error:  # reported on `isready`/`go`; the engine still answers
             self._load_error = f"{type(error).__name__}: {error}"
         finally:
@@ -205,6 +209,11 @@ class Engine:
 
         return eval_file or str(NETWORK_FILE)
 
+    def evaluation(self) -> Callable[[chess.Board], int] | None:
+        """The evaluation the search uses (None if the search could not be loaded)."""
+        self.wait_ready()
+        return None if self._search is None else self._search.evaluate
+
     def static_evaluation(self) -> int:
         """The current position's score by the evaluation the search uses (side to move's view)."""
         self.wait_ready()
@@ -224,11 +233,11 @@ class Engine:
 
         lines = evaluation_report(self.board).splitlines()
         score = self.static_evaluation()
-        if self.options["Use NNUE"]:
-            lines.append(f"NNUE evaluation (side to move): {score / 100:+.2f} ({score} cp), the search's")
-        elif bare_king_rule_applies(self.board):
+        if bare_king_rule_applies(self.board):  # it overrides either evaluation
             lines.append(f"Bare-king ending rule (side to move): {score / 100:+.2f} ({score} cp), "
                          "the search's")
+        elif self.options["Use NNUE"]:
+            lines.append(f"NNUE evaluation (side to move): {score / 100:+.2f} ({score} cp), the search's")
         return lines
 
     def _stop_helpers(self) -> None:

@@ -295,7 +295,7 @@ class UciProtocol:
         self.engine.wait_ready()
         from engine.bench import run_bench
         depth = int(args[0]) if args and args[0].isdigit() else None
-        run_bench(depth=depth, out=self.send)
+        run_bench(depth=depth, out=self.send, evaluate=self.engine.evaluation())
 
 
 def main(input_stream: TextIO | None = None) -> int:
