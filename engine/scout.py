@@ -27,7 +27,7 @@ from numba.types import NamedTuple, Tuple
 
 from engine import network as nn
 from engine.bitboards import SEVENTH_RANK, SQUARE_BB, U0, compile_kernel, lsb, popcount
-from engine.bitmove import child, play
+from engine.bitmove import child
 from engine.endgame import with_endgame_knowledge_kernel
 from engine.evaluate import _evaluate_kernel
 from engine.movegen import (_capture_kernel_impl, _quiet_kernel_impl, evasion_kernel,
@@ -436,28 +436,38 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ro
                     n_codes += 1
         captures = _capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours,
                                         victims, white_to_move, ep_square, promoting)
-        codes[n_codes:n_codes + captures.shape[0]] = captures
-        for code in codes[:n_codes + captures.shape[0]]:
+        n_captures = n_codes + captures.shape[0]
+        codes[n_codes:n_captures] = captures
+        moves = codes[:n_captures]
+        if qply == 0:
+            # Quiet checks at the horizon, after the captures: a mate that a null move or
+            # razoring leaves one ply short is seen here, not only past the reduced depth.
+            moves = np.concatenate((moves, quiet_checks(pawns, knights, bishops, rooks, queens,
+                                                        kings, ours, white_to_move)))
+        i = 0
+        while i < moves.shape[0]:
+            code = moves[i]
+            i += 1
             origin = code & 63
             target = code >> 6 & 63
             victim = _VALUE[code >> 12 & 7]
             if code >> 20 == 0:
-                # Delta pruning, then captures that lose material, exactly as in
-                # Search.quiescence.
-                if stand_pat + victim + params[DELTA] <= alpha:
-                    break
+                # Delta pruning ends the captures (they come by victim, largest first); no move
+                # is played that loses its man by SEE, a quiet check included.
+                if i <= n_captures and stand_pat + victim + params[DELTA] <= alpha:
+                    i = n_captures
+                    continue
                 if _VALUE[code >> 16] > victim and _see_kernel(pawns, knights, bishops, rooks,
                                                                queens, kings, white, origin,
                                                                target, white_to_move) < 0:
                     continue
-            p, n, b, r, q, k, child_white, child_castling = play(
-                code, pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move)
-            child_key, child_in_check = _key_kernel(p, n, b, r, q, k, child_white, child_castling,
-                                                    not white_to_move, no_square)
+            (p, n, b, r, q, k, child_white, child_castling, child_key, gives_check, child_ep,
+             child_halfmove) = child(code, pawns, knights, bishops, rooks, queens, kings, white,
+                                     castling, white_to_move, halfmove)
             _to_child(params, network, acc, ply, pawns, knights, bishops, rooks, queens, kings,
                       white, p, n, b, r, q, k, child_white)
             after = Position(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
-                             child_key, child_in_check, no_square, halfmove)
+                             child_key, gives_check, child_ep, child_halfmove)
             result = _search(after, horizon, -beta, -alpha, ply + 1, qply + 1, target, path, last,
                              root_depth, can_null, params, reductions, history_black,
                              history_white, killers, table, entries, generation, weights, network,
@@ -473,39 +483,6 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ro
                     if alpha >= beta:
                         counts[CUTOFFS] += 1
                         break
-        if qply == 0 and alpha < beta:
-            # Quiet checks at the horizon that do not lose the piece: a mate that a null move or
-            # razoring leaves one ply short is seen here, not only past the reduced depth.
-            for code in quiet_checks(pawns, knights, bishops, rooks, queens, kings, ours,
-                                     white_to_move):
-                origin = code & 63
-                target = code >> 6 & 63
-                if _see_kernel(pawns, knights, bishops, rooks, queens, kings, white, origin,
-                               target, white_to_move) < 0:
-                    continue
-                (p, n, b, r, q, k, child_white, child_castling, child_key, gives_check, child_ep,
-                 child_halfmove) = child(code, pawns, knights, bishops, rooks, queens, kings,
-                                         white, castling, white_to_move, halfmove)
-                _to_child(params, network, acc, ply, pawns, knights, bishops, rooks, queens,
-                          kings, white, p, n, b, r, q, k, child_white)
-                after = Position(p, n, b, r, q, k, child_white, child_castling,
-                                 not white_to_move, child_key, gives_check, child_ep,
-                                 child_halfmove)
-                result = _search(after, horizon, -beta, -alpha, ply + 1, qply + 1, target, path,
-                                 last, root_depth, can_null, params, reductions, history_black,
-                                 history_white, killers, table, entries, generation, weights,
-                                 network, acc, counts, budget, stop, stop_at, probe_keys,
-                                 probe_results, request)
-                if result <= NEED_PROBE:
-                    return result
-                score = -result
-                if score > best_score:
-                    best_score = score
-                    if score > alpha:
-                        alpha = score
-                        if alpha >= beta:
-                            counts[CUTOFFS] += 1
-                            break
     if best_score >= beta:
         bound = LOWER
     elif best_score > original_alpha:
