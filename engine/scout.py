@@ -362,44 +362,17 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ro
                 or (tt_bound == UPPER and tt_score <= alpha)):
             return tt_score
     original_alpha = alpha
+    stand_pat = -INFINITY
+    n_captures = 0
+    stage = 0
+    i = 0
     if in_check:
         # Every evasion, in the search's order; no evasion is mate.
         best_score = -MATE + ply
         moves, losing, skip = _first_moves(pawns, knights, bishops, rooks, queens, kings, ours,
-                                              white_to_move, castling, chess960, ep_square,
-                                              in_check, horizon)
-        stage = 0
-        i = 0
+                                           white_to_move, castling, chess960, ep_square,
+                                           in_check, horizon)
         done = np.full(2, -1, dtype=np.int64)
-        while True:
-            code, moves, i, stage, done = _next_move(
-                moves, i, stage, done, losing, pawns, knights, bishops, rooks, queens, kings, ours,
-                white_to_move, castling, chess960, ep_square, in_check, skip, killers[ply, 0],
-                killers[ply, 1], history)
-            if code < 0:
-                break
-            (p, n, b, r, q, k, child_white, child_castling, child_key, gives_check, child_ep,
-             child_halfmove) = child(code, pawns, knights, bishops, rooks, queens, kings, white,
-                                     castling, white_to_move, halfmove)
-            _to_child(params, network, acc, ply, pawns, knights, bishops, rooks, queens, kings,
-                      white, p, n, b, r, q, k, child_white)
-            after = Position(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
-                             child_key, gives_check, child_ep, child_halfmove)
-            result = _search(after, horizon, -beta, -alpha, ply + 1, qply + 1, code >> 6 & 63,
-                             path, last, root_depth, can_null, params, reductions, history_black,
-                             history_white, killers, table, entries, generation, weights, network,
-                             acc, counts, budget, stop, stop_at, probe_keys, probe_results,
-                             request)
-            if result <= NEED_PROBE:
-                return result
-            score = -result
-            if score > best_score:
-                best_score = score
-                if score > alpha:
-                    alpha = score
-                    if alpha >= beta:
-                        counts[CUTOFFS] += 1
-                        break
     else:
         recaptures_after = params[RECAPTURES_AFTER]
         promotions = promotion_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
@@ -444,12 +417,19 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ro
             # razoring leaves one ply short is seen here, not only past the reduced depth.
             moves = np.concatenate((moves, quiet_checks(pawns, knights, bishops, rooks, queens,
                                                         kings, ours, white_to_move)))
-        i = 0
-        while i < moves.shape[0]:
+    while True:
+        if in_check:
+            code, moves, i, stage, done = _next_move(
+                moves, i, stage, done, losing, pawns, knights, bishops, rooks, queens, kings, ours,
+                white_to_move, castling, chess960, ep_square, in_check, skip, killers[ply, 0],
+                killers[ply, 1], history)
+            if code < 0:
+                break
+        else:
+            if i == moves.shape[0]:
+                break
             code = moves[i]
             i += 1
-            origin = code & 63
-            target = code >> 6 & 63
             victim = _VALUE[code >> 12 & 7]
             if code >> 20 == 0:
                 # Delta pruning ends the captures (they come by victim, largest first); no move
@@ -458,31 +438,31 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ro
                     i = n_captures
                     continue
                 if _VALUE[code >> 16] > victim and _see_kernel(pawns, knights, bishops, rooks,
-                                                               queens, kings, white, origin,
-                                                               target, white_to_move) < 0:
+                                                               queens, kings, white, code & 63,
+                                                               code >> 6 & 63,
+                                                               white_to_move) < 0:
                     continue
-            (p, n, b, r, q, k, child_white, child_castling, child_key, gives_check, child_ep,
-             child_halfmove) = child(code, pawns, knights, bishops, rooks, queens, kings, white,
-                                     castling, white_to_move, halfmove)
-            _to_child(params, network, acc, ply, pawns, knights, bishops, rooks, queens, kings,
-                      white, p, n, b, r, q, k, child_white)
-            after = Position(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
-                             child_key, gives_check, child_ep, child_halfmove)
-            result = _search(after, horizon, -beta, -alpha, ply + 1, qply + 1, target, path, last,
-                             root_depth, can_null, params, reductions, history_black,
-                             history_white, killers, table, entries, generation, weights, network,
-                             acc, counts, budget, stop, stop_at, probe_keys, probe_results,
-                             request)
-            if result <= NEED_PROBE:
-                return result
-            score = -result
-            if score > best_score:
-                best_score = score
-                if score > alpha:
-                    alpha = score
-                    if alpha >= beta:
-                        counts[CUTOFFS] += 1
-                        break
+        (p, n, b, r, q, k, child_white, child_castling, child_key, gives_check, child_ep,
+         child_halfmove) = child(code, pawns, knights, bishops, rooks, queens, kings, white,
+                                 castling, white_to_move, halfmove)
+        _to_child(params, network, acc, ply, pawns, knights, bishops, rooks, queens, kings, white,
+                  p, n, b, r, q, k, child_white)
+        after = Position(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
+                         child_key, gives_check, child_ep, child_halfmove)
+        result = _search(after, horizon, -beta, -alpha, ply + 1, qply + 1, code >> 6 & 63, path,
+                         last, root_depth, can_null, params, reductions, history_black,
+                         history_white, killers, table, entries, generation, weights, network,
+                         acc, counts, budget, stop, stop_at, probe_keys, probe_results, request)
+        if result <= NEED_PROBE:
+            return result
+        score = -result
+        if score > best_score:
+            best_score = score
+            if score > alpha:
+                alpha = score
+                if alpha >= beta:
+                    counts[CUTOFFS] += 1
+                    break
     if best_score >= beta:
         bound = LOWER
     elif best_score > original_alpha:
