@@ -1,7 +1,8 @@
 """The UCI protocol: read a line, dispatch it to a handler, format `info` and `bestmove` lines.
 
 Stockfish's behaviour is the reference. Every malformed line is answered with one
-`info string ...` and changes nothing; no exception ever reaches the output stream.
+`info string ...` and changes nothing, except that a `go` always searches (its malformed parts
+left out); no exception ever reaches the output stream.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from engine.timeman import Limits
 GO_INTEGER_PARAMETERS = ("wtime", "btime", "winc", "binc", "movestogo", "movetime",
                          "depth", "nodes", "mate", "perft")
 GO_TIME_PARAMETERS = ("wtime", "btime", "winc", "binc", "movetime")
+GO_WORDS = GO_INTEGER_PARAMETERS + ("infinite", "ponder", "searchmoves")
 
 
 class UciError(ValueError):
@@ -85,45 +87,59 @@ def parse_position(tokens: list[str], chess960: bool = False) -> chess.Board:
     return board
 
 
-def parse_go(tokens: list[str], board: chess.Board) -> Limits:
-    """The limits of `go ...` (tokens after `go`); UciError on anything malformed."""
+def parse_go(tokens: list[str], board: chess.Board) -> tuple[Limits, list[str]]:
+    """The limits of `go ...` (tokens after `go`) and what was wrong with them.
+
+    A `go` is always answered, as Stockfish answers it: a GUI waits for the `bestmove`, so a
+    malformed parameter is reported and left out and the search runs on the rest.
+    """
     limits = Limits()
+    problems: list[str] = []
     i = 0
     while i < len(tokens):
         word = tokens[i]
         if word in GO_INTEGER_PARAMETERS:
-            if i + 1 >= len(tokens):
-                raise UciError(f"go {word} needs a number")
+            i += 1
+            if i >= len(tokens):
+                problems.append(f"go {word} needs a number")
+                continue
             try:
-                value = int(tokens[i + 1])
+                value = int(tokens[i])
             except ValueError:
-                raise UciError(f"go {word} needs an integer, not '{tokens[i + 1]}'") from None
+                problems.append(f"go {word} needs an integer, not '{tokens[i]}'")
+                if tokens[i] not in GO_WORDS:  # the bad value, not the next parameter
+                    i += 1
+                continue
+            i += 1
             if word in GO_TIME_PARAMETERS:
                 value = max(0, value)  # some GUIs send a negative clock after a slow move
             elif value < 1 and word != "perft":
-                raise UciError(f"go {word} must be at least 1, not {value}")
+                problems.append(f"go {word} must be at least 1, not {value}")
+                continue
             elif word == "perft" and value < 0:
-                raise UciError(f"go perft must not be negative, not {value}")
+                problems.append(f"go perft must not be negative, not {value}")
+                continue
             setattr(limits, word, value)
-            i += 2
         elif word in ("infinite", "ponder"):
             setattr(limits, word, True)
             i += 1
         elif word == "searchmoves":
             i += 1
-            while i < len(tokens) and tokens[i] not in GO_INTEGER_PARAMETERS \
-                    and tokens[i] not in ("infinite", "ponder"):
+            while i < len(tokens) and tokens[i] not in GO_WORDS:
                 try:
                     move = chess.Move.from_uci(tokens[i])
                 except ValueError:
-                    raise UciError(f"invalid move '{tokens[i]}' in searchmoves") from None
-                if not board.is_legal(move):
-                    raise UciError(f"illegal move '{tokens[i]}' in searchmoves")
-                limits.searchmoves.append(move)
+                    move = None
+                if move is None or not board.is_legal(move):
+                    problems.append(f"{'illegal' if move else 'invalid'} move '{tokens[i]}' "
+                                    "in searchmoves")
+                else:
+                    limits.searchmoves.append(move)
                 i += 1
         else:
-            raise UciError(f"unknown go parameter '{word}'")
-    return limits
+            problems.append(f"unknown go parameter '{word}'")
+            i += 1
+    return limits, problems
 
 
 class UciProtocol:
@@ -257,7 +273,9 @@ class UciProtocol:
         self.engine.set_position(parse_position(args, self.engine.options["UCI_Chess960"]))
 
     def cmd_go(self, args: list[str]) -> None:
-        limits = parse_go(args, self.engine.board)
+        limits, problems = parse_go(args, self.engine.board)
+        for problem in problems:
+            self.on_message(f"error: {problem}; ignored")
         if limits.perft is not None:
             self.engine.stop()
             from engine.perft import perft_report

@@ -41,11 +41,6 @@ def info_strings_after(raw: RawUci, command: str) -> list[str]:
     "position startpos moves e2e4 e2e4",
     "position fen",
     "position sideways",
-    "go depth abc",
-    "go wtime",
-    "go nodes -5",
-    "go searchmoves e2e4",
-    "go sideways 3",
     "setoption name NoSuchOption value 3",
     "setoption name Hash value 0",
     "setoption name Hash value lots",
@@ -63,6 +58,38 @@ def test_malformed_command_gets_one_info_string_and_changes_nothing(raw, command
     raw.send("d")
     lines = raw.read_until("Checkers")
     assert any(line.startswith("Fen: rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b") for line in lines)
+
+
+@pytest.mark.parametrize("command, problems, only", [
+    ("go depth 2 sideways", 1, None),
+    ("go depth abc depth 2", 1, None),
+    ("go nodes -5 depth 2", 1, None),
+    ("go mate 0 depth 2", 1, None),
+    ("go depth 2 searchmoves e2e4 d7d5 x9", 2, "d7d5"),  # e2e4 is White's move: illegal here
+    ("go depth 2 wtime", 1, None),
+])
+def test_malformed_go_is_reported_and_still_answered_from_the_rest(raw, command, problems, only):
+    # A GUI waits for the bestmove of every go: Stockfish leaves out what it cannot read.
+    raw.send("position startpos moves e2e4")
+    raw.send(command)
+    lines = raw.read_until("bestmove")
+    errors = [line for line in lines if line.startswith("info string")]
+    assert len(errors) == problems and all("error" in line for line in errors), errors
+    move = chess.Move.from_uci(lines[-1].split()[1])
+    board = chess.Board()
+    board.push_uci("e2e4")
+    assert move in board.legal_moves
+    assert only is None or move.uci() == only
+
+
+def test_go_left_without_a_limit_searches_until_stop(raw):
+    raw.send("position startpos")
+    raw.send("go searchmoves e7e5")
+    raw.send("isready")
+    lines = raw.read_until("readyok")
+    assert not any(line.startswith("bestmove") for line in lines)
+    raw.send("stop")
+    assert chess.Move.from_uci(raw.read_until("bestmove")[-1].split()[1]) in chess.Board().legal_moves
 
 
 def test_rejected_option_value_keeps_the_old_value(raw):
@@ -186,6 +213,9 @@ def test_self_play_game_at_a_fast_time_control_ends_by_the_rules():
     with chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND, timeout=60) as white, \
             chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND, timeout=60) as black:
         players = {chess.WHITE: white, chess.BLACK: black}
+        # A match runner starts the clocks after `readyok`, which waits for the kernels to load.
+        white.ping()
+        black.ping()
         while not board.is_game_over(claim_draw=True) and board.fullmove_number <= 120:
             limit = chess.engine.Limit(white_clock=clocks[chess.WHITE], black_clock=clocks[chess.BLACK],
                                        white_inc=increment, black_inc=increment)
