@@ -4,7 +4,8 @@ A level is a number from 0 (weakest) to 20 (full strength). Below 20 the engine 
 honest means only: its search is capped in depth and nodes, it searches several lines (MultiPV),
 and it plays one of them at random, weighted towards the best, among those within a margin of the
 best score. Both the margin and the randomness shrink as the level rises. Nothing ever waits.
-`UCI_Elo` maps to a level through ``ELO_AT_LEVEL``, measured against Stockfish (README).
+`UCI_Elo` maps to a level through ``ELO_AT_LEVEL``, measured against Stockfish
+(docs/strength-levels.md).
 """
 
 from __future__ import annotations
@@ -25,12 +26,12 @@ if TYPE_CHECKING:
     from engine.timeman import Limits
 
 FULL_LEVEL = 20
-# The Elo measured at some levels (Stockfish 15.1's UCI_Elo scale, 2 s + 0.02 s, 20 games each:
-# README, "Strength levels"); UCI_Elo is mapped to a level by linear interpolation between them.
-# Levels 0-2 measured below 860 and are reached through Skill Level only.
-ELO_AT_LEVEL: tuple[tuple[float, int], ...] = (
-    (3, 968), (4, 1049), (5, 1159), (10, 1541), (15, 1791), (20, 1841))
-ELO_MIN = 1000
+# The Elo measured at some levels: Stockfish 15.1's UCI_Elo scale, the machine-scaled 10 s + 0.1 s,
+# 100 games each (docs/strength-levels.md prints this table); levels 0 and 3 against level 5. UCI_Elo
+# runs from the first to the last and is mapped to a level by linear interpolation between them.
+ELO_AT_LEVEL: tuple[tuple[int, int], ...] = (
+    (0, 509), (3, 787), (5, 987), (10, 1473), (15, 1840), (20, 2155))
+ELO_MIN = ELO_AT_LEVEL[0][1]
 ELO_MAX = ELO_AT_LEVEL[-1][1]  # full strength
 CANDIDATES = 4  # lines searched (MultiPV) just below full strength; more at low levels
 
@@ -60,12 +61,20 @@ def plan_for_level(level: float) -> Plan:
     # Squared: the first probe (10 games a level against Stockfish UCI_Elo 1350) found level 0
     # near 1300 and the levels bunched together; low levels now choose among more, worse lines.
     return Plan(level=level,
-                depth=1 + int(level // 3),
+                depth=_depth_cap(level),
                 # Caps a depth that a busy position would make slow; never binds at depth 1.
                 nodes=int(5000 * 2 ** (level / 3)),
                 candidates=CANDIDATES + round(6 * weakness ** 2),
                 margin=int(10 + 800 * weakness ** 2),
                 temperature=1.0 + 300.0 * weakness ** 2)
+
+
+def _depth_cap(level: float) -> int:
+    """1 + level/3 up to level 15 (depth 6), then two plies a level: full strength reaches depth
+    12 or so at the scaled 10 s + 0.1 s, and a slower climb left a cliff between 19 and 20."""
+    if level <= 15:
+        return 1 + int(level // 3)
+    return int(6 + 2 * (level - 15))
 
 
 def level_from_elo(elo: int) -> float:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import threading
+from pathlib import Path
 
 import chess
 import pytest
@@ -16,6 +17,8 @@ from engine.timeman import Limits
 from engine.score import MATE
 from uci_client import RawUci
 
+ROOT = Path(__file__).resolve().parent.parent
+
 
 # ---------------------------------------------------------------------- options
 
@@ -24,14 +27,16 @@ def test_strength_options_are_declared_as_in_stockfish():
         "option name UCI_LimitStrength type check default false"
     assert uci_options.find("Skill Level").uci_line() == \
         "option name Skill Level type spin default 20 min 0 max 20"
-    # The range the README advertises: the top is full strength as measured (strength.ELO_AT_LEVEL).
+    # The range runs from the weakest measured level to full strength (strength.ELO_AT_LEVEL).
     assert uci_options.find("UCI_Elo").uci_line() == \
-        "option name UCI_Elo type spin default 1000 min 1000 max 1841"
-    assert strength.level_from_options({"UCI_LimitStrength": True, "UCI_Elo": 1841,
+        f"option name UCI_Elo type spin default {strength.ELO_MIN} min {strength.ELO_MIN} " \
+        f"max {strength.ELO_MAX}"
+    assert strength.level_from_options({"UCI_LimitStrength": True, "UCI_Elo": strength.ELO_MAX,
                                         "Skill Level": 20}) == strength.FULL_LEVEL
 
 
-@pytest.mark.parametrize("name, value", [("UCI_Elo", "999"), ("UCI_Elo", "5000"), ("UCI_Elo", "strong"),
+@pytest.mark.parametrize("name, value", [("UCI_Elo", str(strength.ELO_MIN - 1)),
+                                         ("UCI_Elo", str(strength.ELO_MAX + 1)), ("UCI_Elo", "strong"),
                                          ("Skill Level", "21"), ("Skill Level", "-1"),
                                          ("UCI_LimitStrength", "yes")])
 def test_out_of_range_strength_values_are_rejected(name, value):
@@ -77,12 +82,24 @@ def test_levels_search_more_and_choose_more_carefully_as_they_rise():
 
 
 def test_elo_maps_to_levels_monotonically_from_weakest_to_full():
-    assert 0 < strength.level_from_elo(strength.ELO_MIN) < 5
+    assert strength.ELO_MIN == strength.ELO_AT_LEVEL[0][1] and strength.ELO_AT_LEVEL[0][0] <= 5
     assert strength.level_from_elo(strength.ELO_MAX) == strength.FULL_LEVEL
+    assert strength.ELO_AT_LEVEL[-1][0] == strength.FULL_LEVEL
+    measured = [elo for _, elo in strength.ELO_AT_LEVEL]
+    assert measured == sorted(set(measured))  # a higher level is stronger, strictly
     for level, elo in strength.ELO_AT_LEVEL:
         assert strength.level_from_elo(elo) == pytest.approx(level)
     levels = [strength.level_from_elo(elo) for elo in range(strength.ELO_MIN, strength.ELO_MAX + 1, 25)]
     assert levels == sorted(levels)
+
+
+def test_the_docs_print_the_mapping_and_the_readme_its_range():
+    page = (ROOT / "docs" / "strength-levels.md").read_text()
+    mapping = page.split("## The mapping")[1].split("##")[0]
+    rows = [line.split("|")[1:3] for line in mapping.splitlines() if line.startswith("| ")]
+    assert [(int(level), int(elo)) for level, elo in rows[1:]] == list(strength.ELO_AT_LEVEL)
+    readme = (ROOT / "README.md").read_text()
+    assert f"| UCI_Elo | spin {strength.ELO_MIN}..{strength.ELO_MAX} | {strength.ELO_MIN} |" in readme
 
 
 def test_limit_strength_overrides_skill_level():
@@ -93,8 +110,9 @@ def test_limit_strength_overrides_skill_level():
     options["UCI_LimitStrength"] = True
     options["UCI_Elo"] = strength.ELO_MAX
     assert strength.level_from_options(options) == strength.FULL_LEVEL
-    options["UCI_Elo"] = 1541
-    assert strength.level_from_options(options) == pytest.approx(10)
+    level, elo = strength.ELO_AT_LEVEL[len(strength.ELO_AT_LEVEL) // 2]
+    options["UCI_Elo"] = elo
+    assert strength.level_from_options(options) == pytest.approx(level)
 
 
 LINES = [strength.Line(50, [chess.Move.from_uci("e2e4")]), strength.Line(30, [chess.Move.from_uci("d2d4")]),

@@ -21,6 +21,7 @@ import pytest
 
 import alphabeta_table as table
 from engine.perft import KIWIPETE
+from engine.strength import ELO_MAX, ELO_MIN
 from engine.web.server import PageServer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -192,7 +193,7 @@ def test_castling_is_made_by_the_kings_square_or_the_rooks(client):
     ("/api/fen", {"fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP w KQkq - 0 1"}, "malformed FEN"),
     ("/api/fen", {"fen": "8/8/8/8/8/8/8/K7 w - - 0 1"}, "not a legal position"),
     ("/api/fen", {"fen": ""}, "give a FEN"),
-    ("/api/settings", {"settings": {"elo": 5000}}, "UCI_Elo must be between 1000 and 1841"),
+    ("/api/settings", {"settings": {"elo": 5000}}, f"UCI_Elo must be between {ELO_MIN} and {ELO_MAX}"),
     ("/api/settings", {"settings": {"movetime": "soon"}}, "time per move"),
     ("/api/settings", {"settings": {"hash": 1}}, "no such setting"),
     ("/api/new", {"side": "green"}, "side must be"),

@@ -27,6 +27,7 @@ from typing import Any
 import chess
 import pytest
 
+from engine.strength import ELO_MAX, ELO_MIN
 from engine.web.server import PageServer
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -195,6 +196,9 @@ def test_a_move_on_the_board_is_answered_and_the_tree_is_drawn(page):
     shots = os.environ.get("BRUDNO_SCREENSHOTS")
     browser.wait_for("!!document.querySelector('#board svg') && state && state.fen",
                      what="the board")
+    # The UCI_Elo field offers the engine's measured range, from the server.
+    assert browser.js("[document.getElementById('elo').min, document.getElementById('elo').max]"
+                      ) == [str(ELO_MIN), str(ELO_MAX)]
     # A short time per move, typed as a user would (the input's change event).
     browser.js("(() => { const m = document.getElementById('movetime'); m.value = '0.5'; "
                "m.dispatchEvent(new Event('change')); })()")

@@ -274,6 +274,10 @@ function render(next) {
   $("switch").disabled = state.mode !== "play" || state.game_over;
   $("stop").disabled = !state.thinking || state.thinking !== "play";
   const s = state.settings;
+  // The engine's ranges (UCI_Elo ends at the measured full strength) bound the inputs.
+  for (const [id, [min, max]] of Object.entries(state.limits)) {
+    if ($(id).tagName === "INPUT") Object.assign($(id), {min, max});
+  }
   setValue("movetime", s.movetime);
   setValue("strength", s.strength);
   setValue("skill", s.skill);
