@@ -10,8 +10,8 @@ Two sources, one training loop:
 - **Chunks** (scripts/chunks.py, written by scripts/gen_data.py; a folder or chunk files, by
   default the data folder): streamed a few chunks at a time, shuffled within that buffer, decoded
   to index lists batch by batch, so memory does not grow with the data. Whole chunks (whole games)
-  are held out for validation: every 10th (``--validation 0.1``), at most ``--valid-limit``
-  positions of them.
+  are held out for validation: every 10th (``--validation 0.1``) until they hold
+  ``--valid-limit`` positions, and the first that many validate; held-out chunks past that train.
 - **Text files** (scripts/dataset.py, from scripts/make_data.py): read whole and encoded once,
   cached beside the first file (``*.net.npz``); whole games are held out in blocks.
 
@@ -185,15 +185,27 @@ def concatenate(parts: list[Positions]) -> Positions:
                        for name in ("us", "them", "score", "result", "source")))
 
 
-def chunk_split(paths: list[Path], share: float) -> tuple[list[Path], list[Path]]:
+def chunk_split(paths: list[Path], share: float,
+                valid_limit: int | None = None) -> tuple[list[Path], list[Path]]:
     """Training and validation chunks: every round(1 / share)-th chunk is held out (whole games,
-    the same chunks in every run as long as the folder only grows)."""
+    the same chunks in every run as long as the folder only grows), until the held-out chunks
+    hold ``valid_limit`` positions; the chunks past that train (the validation set is the first
+    ``valid_limit`` positions of the held-out chunks, so it does not move as the folder grows)."""
     paths = sorted(paths)
     if len(paths) < 2:
         raise ValueError(f"{len(paths)} chunk(s): at least 2 are needed to hold out validation games")
     every = max(2, round(1 / share)) if share > 0 else len(paths) + 1
     valid = [p for i, p in enumerate(paths) if i % every == every - 1] or paths[-1:]
-    return [p for p in paths if p not in valid], valid
+    if valid_limit is not None:
+        kept, count = [], 0
+        for path in valid:
+            if count >= valid_limit:
+                break
+            kept.append(path)
+            count += chunks.read_header(path)[0]["count"]
+        valid = kept
+    held_out = set(valid)
+    return [p for p in paths if p not in held_out], valid
 
 
 def build_positions(paths: list[Path], limit: int | None = None, chunk: int = 100_000) -> Positions:
@@ -579,7 +591,7 @@ def main(argv: list[str] | None = None) -> None:
                 count += chunks.read_header(path)[0]["count"]
             files = kept
         try:
-            train_paths, valid_paths = chunk_split(files, args.validation)
+            train_paths, valid_paths = chunk_split(files, args.validation, args.valid_limit)
         except ValueError as error:
             parser.error(f"{', '.join(map(str, paths))}: {error}")
         stream = ChunkStream(train_paths)

@@ -230,6 +230,20 @@ def test_the_sparse_gradients_equal_the_dense_ones():
     assert (sparse["w1"][~used] == 0).all() and (np.abs(sparse["w1"][used]).sum(axis=1) > 0).any()
 
 
+def test_held_out_chunks_past_the_validation_limit_train(tmp_path):
+    labelled_chunks(tmp_path, range(160), per_chunk=400)
+    paths = sorted(chunks.chunk_paths(tmp_path))
+    assert len(paths) >= 12
+    every_fourth = train.chunk_split(paths, 0.25)[1]
+    first = chunks.read_header(every_fourth[0])[0]["count"]
+    train_paths, valid_paths = train.chunk_split(paths, 0.25, valid_limit=first + 1)
+    # Enough chunks to hold the limit, the first of the held-out ones; every other chunk trains.
+    assert valid_paths == every_fourth[:2]
+    assert sorted(train_paths + valid_paths) == paths
+    assert train.chunk_split(paths, 0.25, valid_limit=first)[1] == every_fourth[:1]
+    assert train.chunk_split(paths, 0.25, valid_limit=None)[1] == every_fourth
+
+
 def test_streaming_training_on_chunks_lowers_the_validation_loss(tmp_path):
     count = labelled_chunks(tmp_path, range(160), per_chunk=400)
     assert count > 6000
