@@ -185,6 +185,17 @@ def concatenate(parts: list[Positions]) -> Positions:
                        for name in ("us", "them", "score", "result", "source")))
 
 
+def first_chunks(paths: list[Path], positions: int) -> list[Path]:
+    """The leading chunks of ``paths`` that hold at least ``positions`` positions (all if fewer)."""
+    kept, count = [], 0
+    for path in paths:
+        if count >= positions:
+            break
+        kept.append(path)
+        count += chunks.read_header(path)[0]["count"]
+    return kept
+
+
 def chunk_split(paths: list[Path], share: float,
                 valid_limit: int | None = None) -> tuple[list[Path], list[Path]]:
     """Training and validation chunks: every round(1 / share)-th chunk is held out (whole games,
@@ -197,13 +208,7 @@ def chunk_split(paths: list[Path], share: float,
     every = max(2, round(1 / share)) if share > 0 else len(paths) + 1
     valid = [p for i, p in enumerate(paths) if i % every == every - 1] or paths[-1:]
     if valid_limit is not None:
-        kept, count = [], 0
-        for path in valid:
-            if count >= valid_limit:
-                break
-            kept.append(path)
-            count += chunks.read_header(path)[0]["count"]
-        valid = kept
+        valid = first_chunks(valid, valid_limit)
     held_out = set(valid)
     return [p for p in paths if p not in held_out], valid
 
@@ -583,13 +588,7 @@ def main(argv: list[str] | None = None) -> None:
     files = chunk_files(paths)
     if files is not None:
         if args.limit is not None:
-            kept, count = [], 0
-            for path in sorted(files):
-                if count >= args.limit:
-                    break
-                kept.append(path)
-                count += chunks.read_header(path)[0]["count"]
-            files = kept
+            files = first_chunks(sorted(files), args.limit)
         try:
             train_paths, valid_paths = chunk_split(files, args.validation, args.valid_limit)
         except ValueError as error:
