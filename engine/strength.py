@@ -27,10 +27,10 @@ if TYPE_CHECKING:
 
 FULL_LEVEL = 20
 # The Elo measured at some levels: Stockfish 15.1's UCI_Elo scale, the machine-scaled 10 s + 0.1 s,
-# 100 games each (docs/strength-levels.md prints this table); levels 0 and 3 against level 5. UCI_Elo
-# runs from the first to the last and is mapped to a level by linear interpolation between them.
+# 100 games or more each (docs/strength-levels.md prints this table); levels 0 and 3 against level
+# 5. UCI_Elo runs from the first to the last and maps to a level by linear interpolation.
 ELO_AT_LEVEL: tuple[tuple[int, int], ...] = (
-    (0, 509), (3, 787), (5, 987), (10, 1473), (15, 1840), (20, 2155))
+    (0, 509), (3, 787), (5, 987), (10, 1473), (15, 1840), (17, 1990), (20, 2231))
 ELO_MIN = ELO_AT_LEVEL[0][1]
 ELO_MAX = ELO_AT_LEVEL[-1][1]  # full strength
 CANDIDATES = 4  # lines searched (MultiPV) just below full strength; more at low levels
