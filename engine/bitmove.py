@@ -9,12 +9,35 @@ return new values (numba integers), so the caller's position is its own undo.
 
 from __future__ import annotations
 
+import chess
 import numpy as np
-from numba import njit
+from numba import boolean, int64, njit
 
-from engine.bitboards import SQUARE_BB, U0
+from engine.bitboards import SQUARE_BB, U0, compile_kernel
 from engine.movegen import _capture_kernel_impl, evasion_kernel
 from engine.zobrist import _key_kernel
+
+def move_code(board: chess.Board, move: chess.Move) -> int:
+    """The code of ``move``, a legal move of ``board`` (castling as python-chess writes it: the
+    king's two-square step, or in Chess960 the king taking its own rook)."""
+    origin, target = move.from_square, move.to_square
+    victim = 0
+    if board.occupied_co[not board.turn] & chess.BB_SQUARES[target]:
+        victim = board.piece_type_at(target)
+    elif target == board.ep_square and board.pawns & chess.BB_SQUARES[origin]:
+        victim = chess.PAWN
+    return (origin | target << 6 | victim << 12 | board.piece_type_at(origin) << 16
+            | (move.promotion or 0) << 20)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def is_quiet_code(code):
+    """Whether the move ``code`` is quiet: not a capture (en passant included) nor a promotion."""
+    return code >> 12 & 15 == 0 and code >> 20 == 0
+
+
+compile_kernel(is_quiet_code, boolean(int64))  # at import: the Python search calls it too
+
 
 _BACK_RANK = np.array([0xFF00000000000000, 0xFF], dtype=np.uint64)  # by colour: Black, White
 

@@ -27,6 +27,7 @@ import numpy as np
 from numba import boolean, int64, njit, uint64, void
 
 from engine.bitboards import SEVENTH_RANK, SQUARE_BB, compile_kernel, lsb
+from engine.bitmove import move_code
 from engine.movegen import (_capture_kernel_impl, _kind, _legal_kernel_impl, _quiet_kernel_impl,
                             castling_kernel, evasion_kernel, promotion_kernel)
 from engine.score import PIECE_VALUE
@@ -82,9 +83,18 @@ def ordered_moves(board: chess.Board, hash_move: chess.Move | None, tables: Orde
     """Yields every legal move of ``board`` once, in the staged order described above: the
     kernel's walk, with the killers of ``ply`` and the side's history as they are when it
     reaches them."""
+    for _, move in ordered_codes(board, hash_move, tables, ply, in_check):
+        yield move
+
+
+def ordered_codes(board: chess.Board, hash_move: chess.Move | None, tables: OrderingTables,
+                  ply: int, in_check: bool | None = None) -> Iterator[tuple[int, chess.Move]]:
+    """`ordered_moves` with each move's kernel code (engine/bitmove.py) before it."""
     us = board.turn
     if not board.kings & board.occupied_co[us]:
-        yield from board.generate_legal_moves()  # no king: a position set up by hand, not chess
+        # No king: a position set up by hand, not chess.
+        for move in board.generate_legal_moves():
+            yield move_code(board, move), move
         return
     if in_check is None:
         in_check = board.is_check()
@@ -103,15 +113,7 @@ def ordered_moves(board: chess.Board, hash_move: chess.Move | None, tables: Orde
             moves, done = _next_stage(stage - 1, losing, *position, skip, done, killer_a, killer_b,
                                       tables.history[us])
         for code in moves.tolist():
-            yield MOVES[code & 4095 | (code >> 20) << 12]
-
-
-def is_quiet_move(board: chess.Board, move: chess.Move) -> bool:
-    """Neither a capture (en passant included) nor a promotion: `Board.is_capture` in one call."""
-    to_square = move.to_square
-    return (move.promotion is None
-            and not board.occupied_co[not board.turn] & chess.BB_SQUARES[to_square]
-            and not (to_square == board.ep_square and board.pawns & chess.BB_SQUARES[move.from_square]))
+            yield code, MOVES[code & 4095 | (code >> 20) << 12]
 
 
 # ---------------------------------------------------------------------- the history kernels

@@ -3,17 +3,17 @@
 PVS searches the first move of a principal-variation node with the full window and every other
 move with a null window: a scout search (Pearl's name) that only asks whether the move beats
 alpha. Those searches' trees, and quiescence, are almost all of the search's nodes. `search` is
-such a node with its whole tree in one call, playing the moves on python-chess's bitboards: the
-draw rules, the table, the tablebases, razoring, reverse futility, null move, the staged move
-order of engine/movepick.py (hash move, captures, killers, quiet moves by history, losing
-captures: each stage listed when the search reaches it), futility, late-move and SEE pruning,
-late-move reductions, check extensions and quiescence (with quiet checks at its first ply), with
-the classical evaluation or the network. engine/search.py keeps
-what Python does well: iterative deepening, aspiration, the root and the principal-variation nodes
-(which prune nothing), and it reads the tablebase files for the kernel (python-chess reads them:
-a call that meets a position it has no result for stops and asks for it, NEED_PROBE). The kernel
-reads a stop word every 1024 nodes, so that `stop` and the hard deadline end even a long call at
-once.
+such a node with its whole tree in one call (`search_move`: the node after a PV node's move,
+which it plays first), playing the moves on python-chess's bitboards: the draw rules, the table,
+the tablebases, razoring, reverse futility, null move, the staged move order of engine/movepick.py
+(hash move, captures, killers, quiet moves by history, losing captures: each stage listed when
+the search reaches it), futility, late-move and SEE pruning, late-move reductions, check
+extensions and quiescence (with quiet checks at its first ply), with the classical evaluation or
+the network. engine/search.py keeps what Python does well: iterative deepening, aspiration, the
+root and the principal-variation nodes (which prune nothing), and it reads the tablebase files for
+the kernel (python-chess reads them: a call that meets a position it has no result for stops and
+asks for it, NEED_PROBE). The kernel reads a stop word every 1024 nodes, so that `stop` and the
+hard deadline end even a long call at once.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from numba.types import NamedTuple, Tuple
 
 from engine import network as nn
 from engine.bitboards import SEVENTH_RANK, SQUARE_BB, U0, compile_kernel, lsb, popcount
-from engine.bitmove import child
+from engine.bitmove import is_quiet_code, child
 from engine.endgame import with_endgame_knowledge_kernel
 from engine.evaluate import _evaluate_kernel
 from engine.movegen import (_capture_kernel_impl, _quiet_kernel_impl, evasion_kernel,
@@ -282,7 +282,7 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ro
                 break
             origin = code & 63
             target = code >> 6 & 63
-            is_quiet = code >> 12 & 15 == 0 and code >> 20 == 0
+            is_quiet = is_quiet_code(code)
             (p, n, b, r, q, k, child_white, child_castling, child_key, gives_check, child_ep,
              child_halfmove) = child(code, pawns, knights, bishops, rooks, queens, kings, white,
                                      castling, white_to_move, halfmove)
@@ -524,6 +524,54 @@ the network's weights ``network`` (NETWORK_WEIGHTS) evaluate instead, from first
 ply in ``acc`` (int32, (MAX_PLY + 1, 2, H)): the caller fills ``acc[ply]``, the kernel updates the
 plies below move by move. ``counts`` gets the nodes, evaluations, cut-offs, tablebase hits and
 deepest ply of the call (the caller zeroes it)."""
+
+
+@njit(cache=True, nogil=True)
+def _search_move_board(pawns, knights, bishops, rooks, queens, kings, white, castling,
+                       white_to_move, key, in_check, ep_square, halfmove, code, moves_searched,
+                       depth, alpha, ply, path, last, root_depth, params, reductions,
+                       history_black, history_white, killers, table, entries, generation, weights,
+                       network, acc, counts, budget, stop, stop_at, probe_keys, probe_results,
+                       request):
+    # The Python search's way in for a principal-variation node's later moves: the move is played
+    # here, so that Python neither plays nor takes back a move it only asks a null window of.
+    (p, n, b, r, q, k, child_white, child_castling, child_key, gives_check, child_ep,
+     child_halfmove) = child(code, pawns, knights, bishops, rooks, queens, kings, white, castling,
+                             white_to_move, halfmove)
+    is_quiet = is_quiet_code(code)
+    reduction = late_move_reduction(reductions, depth, moves_searched, is_quiet, in_check,
+                                    gives_check, True)
+    path[last + 1] = child_key
+    _to_child(params, network, acc, ply, pawns, knights, bishops, rooks, queens, kings, white, p, n,
+              b, r, q, k, child_white)
+    after = Position(p, n, b, r, q, k, child_white, child_castling, not white_to_move, child_key,
+                     gives_check, child_ep, child_halfmove)
+    target = code >> 6 & 63
+    qply = depth - depth  # a variable, not a literal: see `_search`
+    may_null = in_check == in_check
+    result = _search(after, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, qply, target, path,
+                     last + 1, root_depth, may_null, params, reductions, history_black,
+                     history_white, killers, table, entries, generation, weights, network, acc,
+                     counts, budget, stop, stop_at, probe_keys, probe_results, request)
+    if reduction and NEED_PROBE < result < -alpha:  # a reduced move that beat alpha
+        result = _search(after, depth - 1, -alpha - 1, -alpha, ply + 1, qply, target, path,
+                         last + 1, root_depth, may_null, params, reductions, history_black,
+                         history_white, killers, table, entries, generation, weights, network,
+                         acc, counts, budget, stop, stop_at, probe_keys, probe_results, request)
+    return result
+
+
+search_move = compile_kernel(_search_move_board, int64(
+    uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean, uint64, boolean, int64,
+    int64, int64, int64, int64, int64, int64, uint64[::1], int64, int64, *_SHARED))
+"""``search_move(pawns, ..., halfmove, code, moves_searched, depth, alpha, ply, path, last,
+root_depth, params, ...)``: the score, from its mover's view, of the position after the move
+``code`` of a principal-variation node (the first thirteen arguments, as for `search`; ``depth``,
+``alpha`` and ``ply`` are the node's, ``path[:last + 1]`` its keys), searched as `Search.pvs`
+searches every move after its first: with the null window (-alpha - 1, -alpha), first shallower by
+the late-move reduction of the ``moves_searched``-th move if it has one, then at full depth if
+that beats alpha. NEED_PROBE and OUT_OF_NODES as for `search`; ``acc[ply]`` holds the node's
+first layer where the network evaluates."""
 
 
 def requested_board(request: np.ndarray) -> chess.Board:

@@ -3,9 +3,9 @@
 `Search.run` deepens one ply at a time. Each iteration searches the root moves with a window around
 the previous score (re-searching with a wider one when the score falls outside). The principal
 variation is :meth:`Search.pvs`, a negamax PVS node in the numbered steps below; every node off it
-(:meth:`Search.scout`, the null-window searches, and :meth:`Search.quiescence`) is the scout kernel
-of engine/scout.py, with its whole tree. The search reports through a callback and knows nothing of
-UCI.
+(:meth:`Search.scout` and :meth:`Search.scout_move`, the null-window searches, and
+:meth:`Search.quiescence`) is the scout kernel of engine/scout.py, with its whole tree. The search
+reports through a callback and knows nothing of UCI.
 """
 
 from __future__ import annotations
@@ -21,13 +21,14 @@ import numpy as np
 from engine import evaluate as classical
 from engine import network as nn
 from engine import params, scout
+from engine.bitmove import is_quiet_code
 from engine.endgame import with_endgame_knowledge
 from engine.evaluate import evaluate
 from engine.makemove import push
-from engine.movepick import OrderingTables, is_quiet_move, ordered_moves
+from engine.movepick import OrderingTables, ordered_codes, ordered_moves
 from engine.network import NetworkEvaluation
 from engine.params import (KERNEL_PARAMS, MAX_DEPTH, RECAPTURES_ONLY_AFTER, REDUCTIONS,
-                           extends_check, internal_iterative_reduction, late_move_reduction)
+                           extends_check, internal_iterative_reduction)
 from engine.results import Info, SearchResult
 from engine.score import MATE, MATE_BOUND, MAX_PLY, wdl_to_score
 from engine.timeman import Limits, TimeBudget, soft_scale
@@ -206,7 +207,6 @@ class Search:
         self._load_history(board)
         self.pv_table: list[list[chess.Move]] = [[] for _ in range(MAX_PLY + 2)]
         self.kernel_counts = np.zeros(scout.COUNTS, dtype=np.int64)
-        self.kernel_path = np.zeros(MAX_PLY + 256, dtype=np.uint64)  # keys: see _run_kernel
         self.kernel_params = KERNEL_PARAMS.copy()
         self.reductions = REDUCTIONS
         # The tablebase results the kernel reads (`_probe_for_kernel` probes them as it asks).
@@ -326,9 +326,9 @@ class Search:
     def pvs(self, depth: int, alpha: int, beta: int, ply: int) -> int:
         """A principal-variation node: negamax PVS of the position on the board, from its mover's
         view. Its first move is searched as a PV node; every other move by the scout kernel with
-        a null window (late quiet moves shallower first), and searched again as a PV node if it
-        beats alpha. A PV node prunes nothing: the pruning is the kernel's, in the nodes off the
-        principal variation."""
+        a null window (`scout_move`: late quiet moves shallower first), and searched again as a PV
+        node if it beats alpha. A PV node prunes nothing: the pruning is the kernel's, in the
+        nodes off the principal variation."""
         board = self.board
         in_check = self.checks[-1]
         if extends_check(in_check, ply, self.root_depth):
@@ -372,22 +372,15 @@ class Search:
         best_move = None
         moves_searched = 0
         quiets_tried: list[chess.Move] = []
-        for move in ordered_moves(board, hash_move, self.tables, ply, in_check):
-            is_quiet = is_quiet_move(board, move)
-            self._make(move)
-            gives_check = self.checks[-1]
+        for code, move in ordered_codes(board, hash_move, self.tables, ply, in_check):
+            is_quiet = is_quiet_code(code)
             self.pv_table[ply + 1] = []
-            if moves_searched == 0:
+            if moves_searched > 0:
+                score = self.scout_move(code, moves_searched, depth, alpha, ply)
+            if moves_searched == 0 or alpha < score < beta:
+                self._make(move)
                 score = -self.pvs(depth - 1, -beta, -alpha, ply + 1)
-            else:
-                reduction = late_move_reduction(self.reductions, depth, moves_searched, is_quiet,
-                                                in_check, gives_check, True)
-                score = -self.scout(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1)
-                if reduction and score > alpha:
-                    score = -self.scout(depth - 1, -alpha - 1, -alpha, ply + 1)
-                if alpha < score < beta:
-                    score = -self.pvs(depth - 1, -beta, -alpha, ply + 1)
-            self._unmake()
+                self._unmake()
             moves_searched += 1
 
             if score > best_score:
@@ -423,6 +416,14 @@ class Search:
         whole tree: the scout kernel's (engine/scout.py)."""
         return self._run_kernel(depth, alpha, beta, ply)
 
+    def scout_move(self, code: int, moves_searched: int, depth: int, alpha: int, ply: int) -> int:
+        """The score of this node's move ``code``, the ``moves_searched``-th, as PVS asks it of
+        every move after the first: does it beat alpha (a null window), with a late quiet move
+        searched shallower first (`params.late_move_reduction`)? The kernel plays the move
+        (scout.search_move), so that Python neither plays nor takes back a move it only scouts."""
+        return -self._run_kernel(depth, alpha, alpha + 1, ply, move=code,
+                                 moves_searched=moves_searched)
+
     def quiescence(self, alpha: int, beta: int, ply: int, qply: int = 0) -> int:
         """Captures (and promotions) until the position is quiet, and at its first ply the quiet
         checks that do not lose the piece; every evasion when in check; past
@@ -431,23 +432,21 @@ class Search:
 
     # ------------------------------------------------------------------ helpers of the node
 
-    def _run_kernel(self, depth: int, alpha: int, beta: int, ply: int, qply: int = 0) -> int:
-        """The node on the board and its whole tree by the scout kernel; the tablebase results it
-        asks for are probed here (python-chess reads the files), and it is called again."""
+    def _run_kernel(self, depth: int, alpha: int, beta: int, ply: int, qply: int = 0,
+                    move: int = -1, moves_searched: int = 0) -> int:
+        """The node on the board and its whole tree by the scout kernel, or with a ``move`` code
+        the child after that move (`scout_move`); the tablebase results it asks for are probed
+        here (python-chess reads the files), and it is called again."""
         board = self.board
         ep_square = board.ep_square
         if ep_square is None or chess.square_rank(ep_square) != (5 if board.turn else 2):
             ep_square = -1
         last_target = board.peek().to_square if qply >= RECAPTURES_ONLY_AFTER else 0
-        # The keys a repetition may go back to: those since the last capture or pawn move.
-        keys = self.keys
-        start = max(len(keys) - 1 - board.halfmove_clock, 0)
-        last = len(keys) - 1 - start
-        if last + MAX_PLY >= len(self.kernel_path):
-            self.kernel_path = np.zeros(last + MAX_PLY + 256, dtype=np.uint64)
         path = self.kernel_path
-        path[:last + 1] = keys[start:]
-        if self.kernel_params[params.NETWORK]:
+        last = len(self.keys) - 1
+        # The node's first layer. A PV node's later moves share the one its first scout_move
+        # computed: between those calls only deeper plies' layers are written.
+        if self.kernel_params[params.NETWORK] and moves_searched <= 1:
             w1, b1, _ = self.kernel_network
             u = np.uint64
             nn.refresh(self.kernel_accumulators[ply], u(board.pawns), u(board.knights),
@@ -462,15 +461,21 @@ class Search:
             counts[:] = 0
             budget = (scout.NO_BUDGET if self.node_limit is None
                       else self.node_limit - self.total_nodes())
-            score = scout.search(
-                board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
-                board.occupied_co[chess.WHITE], board.castling_rights, board.turn, self.keys[-1],
-                self.checks[-1], ep_square, board.halfmove_clock, depth, alpha, beta, ply, qply,
-                last_target, path, last, self.root_depth, True, self.kernel_params,
-                self.reductions, history_black, history_white, tables.killers, tt.table,
-                tt.entries, tt.generation, classical.WEIGHTS, self.kernel_network,
-                self.kernel_accumulators, counts, budget, self.stop_event.word, self.stop_event.at,
-                self.probe_keys, self.probe_results, self.probe_request)
+            position = (board.pawns, board.knights, board.bishops, board.rooks, board.queens,
+                        board.kings, board.occupied_co[chess.WHITE], board.castling_rights,
+                        board.turn, self.keys[-1], self.checks[-1], ep_square,
+                        board.halfmove_clock)
+            shared = (self.kernel_params, self.reductions, history_black, history_white,
+                      tables.killers, tt.table, tt.entries, tt.generation, classical.WEIGHTS,
+                      self.kernel_network, self.kernel_accumulators, counts, budget,
+                      self.stop_event.word, self.stop_event.at, self.probe_keys,
+                      self.probe_results, self.probe_request)
+            if move < 0:
+                score = scout.search(*position, depth, alpha, beta, ply, qply, last_target, path,
+                                     last, self.root_depth, True, *shared)
+            else:
+                score = scout.search_move(*position, move, moves_searched, depth, alpha, ply,
+                                          path, last, self.root_depth, *shared)
             nodes, evaluations, cutoffs, seldepth, tbhits = counts.tolist()
             self.nodes += nodes
             self.evaluations += evaluations
@@ -506,6 +511,7 @@ class Search:
         board = self.board
         push(board, move)
         key, in_check = key_and_check(board)
+        self.kernel_path[len(self.keys)] = key
         self.keys.append(key)
         self.checks.append(in_check)
 
@@ -584,6 +590,10 @@ class Search:
             keys.append(position_key(history))
         self.keys = keys[::-1]
         self.checks = [board.is_check()]
+        # The keys as the kernel reads them (a repetition goes back at most the halfmove clock);
+        # `_make` adds each new one.
+        self.kernel_path = np.zeros(len(keys) + MAX_PLY + 256, dtype=np.uint64)
+        self.kernel_path[:len(keys)] = self.keys
 
     def _root_moves(self, board: chess.Board, searchmoves: list[chess.Move]) -> list[RootMove]:
         legal = list(ordered_moves(board, self._hash_move(board), self.tables, 0))

@@ -9,25 +9,13 @@ import random
 import chess
 import numpy as np
 
-from engine.bitmove import child
+from engine.bitmove import child, move_code
 from engine.zobrist import key_and_check
-
-
-def kernel_code(board: chess.Board, move: chess.Move) -> int:
-    """``move`` as the move-list kernels encode it (engine/movegen.py)."""
-    mover = board.piece_type_at(move.from_square)
-    victim = 0
-    if board.is_en_passant(move):
-        victim = chess.PAWN
-    elif board.color_at(move.to_square) == (not board.turn):
-        victim = board.piece_type_at(move.to_square)
-    return (move.from_square | move.to_square << 6 | victim << 12 | mover << 16
-            | (move.promotion or 0) << 20)
 
 
 def kernel_child(board: chess.Board, move: chess.Move) -> tuple:
     u = np.uint64
-    return child(kernel_code(board, move), u(board.pawns), u(board.knights), u(board.bishops),
+    return child(move_code(board, move), u(board.pawns), u(board.knights), u(board.bishops),
                  u(board.rooks), u(board.queens), u(board.kings), u(board.occupied_co[chess.WHITE]),
                  u(board.castling_rights), board.turn, board.halfmove_clock)
 

@@ -15,8 +15,9 @@ import pytest
 from engine import network
 from engine import scout as compiled
 from engine.bench import POSITIONS
-from engine.movepick import OrderingTables, ordered_moves
-from engine.params import without_pruning
+from engine.bitmove import is_quiet_code, move_code
+from engine.movepick import OrderingTables, ordered_codes
+from engine.params import REDUCTIONS, late_move_reduction, without_pruning
 from engine.score import MATE, PIECE_VALUE
 from engine.search import INFINITY, Search, SearchAborted
 from engine.see import see
@@ -206,7 +207,8 @@ def test_the_oracle_sees_pruning_switched_on() -> None:
 
 def test_kernel_move_lists_are_python_chess_legal_moves() -> None:
     # Every node of depth-2 trees from perft positions (castling, en passant, promotions, checks,
-    # pins) and Chess960 positions, with the table move of each node once legal, once not.
+    # pins) and Chess960 positions, with the table move of each node once legal, once not; the
+    # codes the walk gives its moves are those `move_code` makes of python-chess's moves.
     fens = [line.split(";")[0].strip() for line in
             (DATA / "perft" / "cpw_standard_positions.epd").read_text().splitlines() if line.strip()]
     roots = [chess.Board(fen) for fen in fens] + chess960_positions(6, seed=11)
@@ -223,12 +225,41 @@ def test_kernel_move_lists_are_python_chess_legal_moves() -> None:
                     node.push(child)
                 legal = list(node.legal_moves)
                 hash_move = rng.choice(legal) if legal and rng.random() < 0.5 else first
-                listed = list(ordered_moves(node, hash_move, tables, 0))
+                coded = list(ordered_codes(node, hash_move, tables, 0))
+                listed = [move for _, move in coded]
                 assert sorted(listed, key=str) == sorted(legal, key=str), node.fen()
+                assert all(code == move_code(node, move) for code, move in coded), node.fen()
                 if hash_move in legal:
                     assert listed[0] == hash_move, node.fen()
                 nodes += 1
     assert nodes > 10_000
+
+
+def test_a_later_move_of_a_pv_node_scouts_as_python_playing_it_and_scouting_the_child() -> None:
+    # Search.scout_move has the kernel play the move; the same searches after python-chess's push
+    # (late-move reduction, null window, the full depth again where the reduced search beats
+    # alpha) give the same score, each from a fresh table.
+    reduced = searched_again = 0
+    for board in positions_along_random_games(30, seed=41) + chess960_positions(4, seed=41):
+        in_check = board.is_check()
+        coded = list(ordered_codes(board, None, OrderingTables(), 0))
+        for moves_searched, (code, move) in enumerate(coded[1:8], start=1):
+            depth, alpha = 4, -40 + 20 * moves_searched
+            kernel = Search(TranspositionTable(4))
+            kernel.prepare(board, Limits())
+            got = kernel.scout_move(code, moves_searched, depth, alpha, 0)
+            python = Search(TranspositionTable(4))
+            python.prepare(board, Limits())
+            python._make(move)
+            reduction = late_move_reduction(REDUCTIONS, depth, moves_searched,
+                                            is_quiet_code(code), in_check, python.checks[-1], True)
+            score = -python.scout(depth - 1 - reduction, -alpha - 1, -alpha, 1)
+            if reduction and score > alpha:
+                score = -python.scout(depth - 1, -alpha - 1, -alpha, 1)
+                searched_again += 1
+            assert got == score, (board.fen(), move.uci())
+            reduced += reduction > 0
+    assert reduced > 20 and searched_again > 0
 
 
 # ---------------------------------------------------------------------------- tablebases

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.movepick import OrderingTables, is_quiet_move, ordered_moves
+from engine.bitmove import is_quiet_code, move_code
+from engine.movepick import OrderingTables, ordered_moves
 from engine.perft import KIWIPETE
 from engine.score import MATE
 from engine.search import Search, fixed_depth_search, position_key
@@ -364,4 +365,5 @@ def test_multipv_lines_are_reported_in_order_of_score_even_when_a_later_line_sco
 def test_quiet_move_test_agrees_with_python_chess(seed, plies):
     board = random_board(seed, plies)
     for move in board.legal_moves:
-        assert is_quiet_move(board, move) == (move.promotion is None and not board.is_capture(move))
+        assert is_quiet_code(move_code(board, move)) == (move.promotion is None
+                                                         and not board.is_capture(move))
