@@ -214,3 +214,10 @@ def compile_kernel(dispatcher, signature):
             dispatcher.compile(signature)
             dispatcher.disable_compile()
     return dispatcher
+
+
+def direct_call(dispatcher):
+    """The compiled function of a kernel that `compile_kernel` fixed to one signature, called
+    without numba's dispatch by argument types (about 3 µs a call of 40 arguments, in a search
+    that makes ten thousand calls a second): the caller passes arguments of exactly those types."""
+    return dispatcher.overloads[dispatcher.signatures[0]].entry_point

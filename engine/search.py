@@ -21,6 +21,7 @@ import numpy as np
 from engine import evaluate as classical
 from engine import network as nn
 from engine import params, scout
+from engine.bitboards import direct_call
 from engine.bitmove import is_quiet_code
 from engine.endgame import with_endgame_knowledge
 from engine.evaluate import evaluate
@@ -40,6 +41,9 @@ ASPIRATION_WINDOW = 30
 CHECK_EVERY = 64  # nodes between looks at the clock and the stop flag (a few ms)
 PROBE_TABLE_SIZE = 1 << 16  # tablebase results kept for the kernel in one search (a power of 2)
 
+# The scout kernel's ways in, as the search calls them (bitboards.direct_call).
+_SEARCH = direct_call(scout.search)
+_SEARCH_MOVE = direct_call(scout.search_move)
 # The network arrays the kernel takes while it evaluates classically (it reads none of them).
 NO_NETWORK = (np.zeros((768, 1), dtype=np.int16), np.zeros(1, dtype=np.int16),
               np.zeros(2, dtype=np.int16))
@@ -471,10 +475,10 @@ class Search:
                       self.stop_event.word, self.stop_event.at, self.probe_keys,
                       self.probe_results, self.probe_request)
             if move < 0:
-                score = scout.search(*position, depth, alpha, beta, ply, qply, last_target, path,
+                score = _SEARCH(*position, depth, alpha, beta, ply, qply, last_target, path,
                                      last, self.root_depth, True, *shared)
             else:
-                score = scout.search_move(*position, move, moves_searched, depth, alpha, ply,
+                score = _SEARCH_MOVE(*position, move, moves_searched, depth, alpha, ply,
                                           path, last, self.root_depth, *shared)
             nodes, evaluations, cutoffs, seldepth, tbhits = counts.tolist()
             self.nodes += nodes
