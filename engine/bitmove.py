@@ -4,7 +4,8 @@ A move is a code (origin | target << 6 | victim type << 12 | mover type << 16 | 
 as the move-list kernels of engine/movegen.py build it). `play` returns the six piece boards,
 White's men and the castling rights after it; `child` adds what a node of the search needs of the
 new position: its key, whether it is check, the en passant square and the halfmove clock. Both
-return new values (numba integers), so the caller's position is its own undo.
+return new values (numba integers), so the caller's position is its own undo. `move_code` gives a
+python-chess move's code, for the Python search's calls into the kernel.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from numba import boolean, int64, njit
 from engine.bitboards import SQUARE_BB, U0, compile_kernel
 from engine.movegen import _capture_kernel_impl, evasion_kernel
 from engine.zobrist import _key_kernel
+
 
 def move_code(board: chess.Board, move: chess.Move) -> int:
     """The code of ``move``, a legal move of ``board`` (castling as python-chess writes it: the

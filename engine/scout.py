@@ -27,7 +27,7 @@ from numba.types import NamedTuple, Tuple
 
 from engine import network as nn
 from engine.bitboards import SEVENTH_RANK, SQUARE_BB, U0, compile_kernel, lsb, popcount
-from engine.bitmove import is_quiet_code, child
+from engine.bitmove import child, is_quiet_code
 from engine.endgame import with_endgame_knowledge_kernel
 from engine.evaluate import _evaluate_kernel
 from engine.movegen import (_capture_kernel_impl, _quiet_kernel_impl, evasion_kernel,
