@@ -28,7 +28,7 @@ SEE_PRUNE_DEPTH = 3  # captures losing more than SEE_MARGIN per ply of depth are
 SEE_MARGIN = 100
 RAZOR_MARGIN = (0, 300, 550)  # by remaining depth: below alpha by this, ask quiescence first
 NULL_MOVE_DEPTH = 2  # the least remaining depth at which a null move is tried
-IIR_DEPTH = 5  # from this depth on, a PV node without a table move is searched a ply shallower
+IIR_DEPTH = 4  # from this depth on, a node without a table move is searched a ply shallower
 
 # Late-move reductions, by remaining depth and by the number of moves searched before this one.
 REDUCTIONS = np.zeros((MAX_DEPTH + 2, 64), dtype=np.int64)
@@ -39,9 +39,9 @@ for _d in range(1, MAX_DEPTH + 2):
 # The kernel's `params` slots: RAZOR and FUTILITY hold the margins of depths 1 and 2, LATE_MOVES
 # the counts of depths 1 to 3; the last four are set for each search (engine/search.py prepare).
 (RECAPTURES_AFTER, DELTA, RAZOR, _, REVERSE_FUTILITY, REVERSE_FUTILITY_DEPTH_SLOT, FUTILITY, _,
- LATE_MOVES, _, _, SEE, SEE_DEPTH, NULL_MOVE_DEPTH_SLOT, TABLEBASE_MEN, CHESS960, NETWORK,
- NETWORK_B2) = range(18)
-PARAMS = 18
+ LATE_MOVES, _, _, SEE, SEE_DEPTH, NULL_MOVE_DEPTH_SLOT, IIR_DEPTH_SLOT, TABLEBASE_MEN, CHESS960,
+ NETWORK, NETWORK_B2) = range(19)
+PARAMS = 19
 KERNEL_PARAMS = np.zeros(PARAMS, dtype=np.int64)
 KERNEL_PARAMS[RECAPTURES_AFTER] = RECAPTURES_ONLY_AFTER
 KERNEL_PARAMS[DELTA] = DELTA_MARGIN
@@ -53,6 +53,7 @@ KERNEL_PARAMS[LATE_MOVES:LATE_MOVES + 3] = LATE_MOVE_COUNT[1:]
 KERNEL_PARAMS[SEE] = SEE_MARGIN
 KERNEL_PARAMS[SEE_DEPTH] = SEE_PRUNE_DEPTH
 KERNEL_PARAMS[NULL_MOVE_DEPTH_SLOT] = NULL_MOVE_DEPTH
+KERNEL_PARAMS[IIR_DEPTH_SLOT] = IIR_DEPTH
 assert len(RAZOR_MARGIN) == len(FUTILITY_MARGIN) == 3 and len(LATE_MOVE_COUNT) == 4  # the slots
 
 
@@ -81,23 +82,25 @@ def _late_move_reduction(reductions, depth, moves_searched, is_quiet, in_check, 
     return max(0, min(reductions[depth, min(moves_searched, 63)] - is_pv, depth - 2))
 
 
-def internal_iterative_reduction(depth: int, has_table_move: bool) -> int:
-    """How much shallower a principal-variation node is searched: one ply from IIR_DEPTH on when
-    the table has no move for it (its move order is then poor), else 0. The kernel's nodes do
-    not reduce so (tried from depth 4: 0.57x the nodes to depth 9, -11 Elo at 2+0.02)."""
-    return 1 if not has_table_move and depth >= IIR_DEPTH else 0
+@njit(cache=True, nogil=True)
+def _internal_iterative_reduction(depth, has_table_move, iir_depth):
+    """How much shallower a node is searched: one ply from ``iir_depth`` (IIR_DEPTH) on when the
+    table has no move for it (its move order is then poor, and a node the table has not seen
+    is seldom one that matters), else 0."""
+    return 1 if not has_table_move and depth >= iir_depth else 0
 
 
 def without_pruning(kernel_params: np.ndarray) -> np.ndarray:
     """A copy of ``kernel_params`` with every pruning rule of the kernel switched off: razoring,
-    reverse futility, null move, futility, late-move, SEE and delta pruning, and the recaptures-only
-    rule of deep quiescence. With reductions of zero too, the kernel searches the plain alpha-beta
+    reverse futility, null move, internal iterative reduction, futility, late-move, SEE and delta
+    pruning, and the recaptures-only rule of deep quiescence. With reductions of zero too, the kernel searches the plain alpha-beta
     tree with quiescence (the tests' oracle: its value is plain negamax's)."""
     off = kernel_params.copy()
     never = 1 << 30
     off[RAZOR:RAZOR + 2] = never
     off[REVERSE_FUTILITY_DEPTH_SLOT] = 0
     off[NULL_MOVE_DEPTH_SLOT] = never
+    off[IIR_DEPTH_SLOT] = never
     off[FUTILITY:FUTILITY + 2] = never
     off[LATE_MOVES:LATE_MOVES + 3] = never
     off[SEE_DEPTH] = 0
@@ -108,5 +111,7 @@ def without_pruning(kernel_params: np.ndarray) -> np.ndarray:
 
 # Compiled at import (the Python search calls them too: never compiled during a search).
 extends_check = compile_kernel(_extends_check, boolean(boolean, int64, int64))
+internal_iterative_reduction = compile_kernel(_internal_iterative_reduction,
+                                              int64(int64, boolean, int64))
 late_move_reduction = compile_kernel(_late_move_reduction, int64(int64[:, ::1], int64, int64,
                                                                  boolean, boolean, boolean, boolean))

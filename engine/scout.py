@@ -33,10 +33,11 @@ from engine.evaluate import _evaluate_kernel
 from engine.movegen import (_capture_kernel_impl, _quiet_kernel_impl, evasion_kernel,
                             promotion_kernel, quiet_checks)
 from engine.movepick import _first_moves, _move_id, _next_move, _record_cutoff
-from engine.params import (CHESS960, DELTA, FUTILITY, LATE_MOVES, NETWORK, NETWORK_B2,
-                           NULL_MOVE_DEPTH_SLOT, RAZOR, RECAPTURES_AFTER, REVERSE_FUTILITY,
-                           REVERSE_FUTILITY_DEPTH_SLOT, SEE, SEE_DEPTH, TABLEBASE_MEN,
-                           extends_check, late_move_reduction, null_move_reduction)
+from engine.params import (CHESS960, DELTA, FUTILITY, IIR_DEPTH_SLOT, LATE_MOVES, NETWORK,
+                           NETWORK_B2, NULL_MOVE_DEPTH_SLOT, RAZOR, RECAPTURES_AFTER,
+                           REVERSE_FUTILITY, REVERSE_FUTILITY_DEPTH_SLOT, SEE, SEE_DEPTH,
+                           TABLEBASE_MEN, extends_check, internal_iterative_reduction,
+                           late_move_reduction, null_move_reduction)
 from engine.score import MATE, MATE_BOUND, MAX_PLY, PIECE_VALUE, TB_WIN_THRESHOLD, wdl_to_score
 from engine.see import _see_kernel
 from engine.tt import EXACT, LOWER, UPPER, score_from_tt, score_to_tt
@@ -257,6 +258,7 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ro
                         return result
                     if -result >= beta:
                         return beta if -result >= MATE_BOUND else -result
+        depth -= internal_iterative_reduction(depth, hash_code != 0, params[IIR_DEPTH_SLOT])
         # Step 8. The moves, with futility, late-move and SEE pruning out of check, and late quiet
         # moves searched shallower.
         moves, losing, skip = _first_moves(pawns, knights, bishops, rooks, queens, kings, ours,

@@ -368,7 +368,8 @@ class Search:
                 self.tt.store(key, depth, EXACT, score_to_tt(wdl_score, ply), None)
                 return wdl_score
 
-        depth -= internal_iterative_reduction(depth, hash_move is not None)
+        depth -= internal_iterative_reduction(depth, hash_move is not None,
+                                              self.kernel_params[params.IIR_DEPTH_SLOT])
 
         # Step 8. The move loop: the first move with the full window, the rest with a null window,
         # searched again when they surprise (beat alpha); late quiet moves are searched shallower.

@@ -17,13 +17,13 @@ from engine import scout as compiled
 from engine.bench import POSITIONS
 from engine.bitmove import is_quiet_code, move_code
 from engine.movepick import OrderingTables, ordered_codes
-from engine.params import REDUCTIONS, late_move_reduction, without_pruning
+from engine.params import IIR_DEPTH, REDUCTIONS, late_move_reduction, without_pruning
 from engine.score import MATE, PIECE_VALUE
 from engine.search import INFINITY, Search, SearchAborted
 from engine.see import see
 from engine.tablebase import Tablebases
 from engine.timeman import Limits
-from engine.tt import TranspositionTable
+from engine.tt import UPPER, TranspositionTable
 from engine.zobrist import position_key
 from paths import DATA
 
@@ -205,6 +205,20 @@ def test_the_oracle_sees_pruning_switched_on() -> None:
 
 # ---------------------------------------------------------------------------- move lists
 
+def test_a_kernel_node_without_a_table_move_is_searched_a_ply_shallower() -> None:
+    # Internal iterative reduction: the node stores its result at the depth it searched. A window
+    # far above the static score keeps razoring, reverse futility and the null move out of it.
+    board = chess.Board(POSITIONS[1])
+    key = position_key(board)
+    for table_move, searched in ((None, IIR_DEPTH - 1), (chess.Move.from_uci("e1g1"), IIR_DEPTH)):
+        search = Search(TranspositionTable(4))
+        search.prepare(board, Limits())
+        if table_move is not None:
+            search.tt.store(key, 0, UPPER, 0, table_move)
+        search.scout(IIR_DEPTH, 2000, 2001, 0)
+        assert search.tt.probe(key)[0] == searched, table_move
+
+
 def test_kernel_move_lists_are_python_chess_legal_moves() -> None:
     # Every node of depth-2 trees from perft positions (castling, en passant, promotions, checks,
     # pins) and Chess960 positions, with the table move of each node once legal, once not; the
@@ -348,7 +362,7 @@ def test_scout_kernel_stops_within_a_thousand_nodes_of_the_stop_word(raise_word:
         elif stopped:
             search.stop_event.word[0] = 1  # what the deadline's timer does
         try:
-            search.scout(10, 30, 31, 1)
+            search.scout(16, 30, 31, 1)
         except SearchAborted:
             assert stopped
         return search
