@@ -85,16 +85,17 @@ def _late_move_reduction(reductions, depth, moves_searched, is_quiet, in_check, 
 @njit(cache=True, nogil=True)
 def _internal_iterative_reduction(depth, has_table_move, iir_depth):
     """How much shallower a node is searched: one ply from ``iir_depth`` (IIR_DEPTH) on when the
-    table has no move for it (its move order is then poor, and a node the table has not seen
-    is seldom one that matters), else 0."""
+    table has no move for it (its move order is then poor), else 0. Kernel and PV nodes alike
+    (the kernel's from stop 47 on: +17 Elo at the scaled 2+0.02, docs/experiments.md)."""
     return 1 if not has_table_move and depth >= iir_depth else 0
 
 
 def without_pruning(kernel_params: np.ndarray) -> np.ndarray:
     """A copy of ``kernel_params`` with every pruning rule of the kernel switched off: razoring,
     reverse futility, null move, internal iterative reduction, futility, late-move, SEE and delta
-    pruning, and the recaptures-only rule of deep quiescence. With reductions of zero too, the kernel searches the plain alpha-beta
-    tree with quiescence (the tests' oracle: its value is plain negamax's)."""
+    pruning, and the recaptures-only rule of deep quiescence. With reductions of zero too, the
+    kernel searches the plain alpha-beta tree with quiescence (the tests' oracle: its value is
+    plain negamax's)."""
     off = kernel_params.copy()
     never = 1 << 30
     off[RAZOR:RAZOR + 2] = never

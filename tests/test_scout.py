@@ -203,8 +203,6 @@ def test_the_oracle_sees_pruning_switched_on() -> None:
     assert any(not agrees_with_negamax(board, 2, pruning=True) for board in boards)
 
 
-# ---------------------------------------------------------------------------- move lists
-
 def test_a_kernel_node_without_a_table_move_is_searched_a_ply_shallower() -> None:
     # Internal iterative reduction: the node stores its result at the depth it searched. A window
     # far above the static score keeps razoring, reverse futility and the null move out of it.
@@ -218,6 +216,8 @@ def test_a_kernel_node_without_a_table_move_is_searched_a_ply_shallower() -> Non
         search.scout(IIR_DEPTH, 2000, 2001, 0)
         assert search.tt.probe(key)[0] == searched, table_move
 
+
+# ---------------------------------------------------------------------------- move lists
 
 def test_kernel_move_lists_are_python_chess_legal_moves() -> None:
     # Every node of depth-2 trees from perft positions (castling, en passant, promotions, checks,
