@@ -90,11 +90,25 @@ def ordered_moves(board: chess.Board, hash_move: chess.Move | None, tables: Orde
 def ordered_codes(board: chess.Board, hash_move: chess.Move | None, tables: OrderingTables,
                   ply: int, in_check: bool | None = None) -> Iterator[tuple[int, chess.Move]]:
     """`ordered_moves` with each move's kernel code (engine/bitmove.py) before it."""
+    for codes in ordered_stages(board, hash_move, tables, ply, in_check):
+        for code in codes.tolist():
+            yield code, code_move(code)
+
+
+def code_move(code: int) -> chess.Move:
+    """The python-chess move of a kernel move code."""
+    return MOVES[code & 4095 | (code >> 20) << 12]
+
+
+def ordered_stages(board: chess.Board, hash_move: chess.Move | None, tables: OrderingTables,
+                   ply: int, in_check: bool | None = None) -> Iterator[np.ndarray]:
+    """The kernel codes of `ordered_codes`, a stage of the walk at a time (each computed when
+    the one before has been searched: the quiet moves by the history as it is then)."""
     us = board.turn
     if not board.kings & board.occupied_co[us]:
         # No king: a position set up by hand, not chess.
-        for move in board.generate_legal_moves():
-            yield move_code(board, move), move
+        yield np.array([move_code(board, move) for move in board.generate_legal_moves()],
+                       dtype=np.int64)
         return
     if in_check is None:
         in_check = board.is_check()
@@ -112,8 +126,7 @@ def ordered_codes(board: chess.Board, hash_move: chess.Move | None, tables: Orde
             killer_a, killer_b = tables.killers[ply].tolist()
             moves, done = _next_stage(stage - 1, losing, *position, skip, done, killer_a, killer_b,
                                       tables.history[us])
-        for code in moves.tolist():
-            yield code, MOVES[code & 4095 | (code >> 20) << 12]
+        yield moves
 
 
 # ---------------------------------------------------------------------- the history kernels

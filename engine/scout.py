@@ -3,8 +3,8 @@
 PVS searches the first move of a principal-variation node with the full window and every other
 move with a null window: a scout search (Pearl's name) that only asks whether the move beats
 alpha. Those searches' trees, and quiescence, are almost all of the search's nodes. `search` is
-such a node with its whole tree in one call (`search_move`: the node after a PV node's move,
-which it plays first), playing the moves on python-chess's bitboards: the draw rules, the table,
+such a node with its whole tree in one call (`scout_moves`: the nodes after a PV node's later
+moves, which it plays first), playing the moves on python-chess's bitboards: the draw rules, the table,
 the tablebases, razoring, reverse futility, null move, internal iterative reduction, the staged
 move order of engine/movepick.py (hash move, captures, killers, quiet moves by history, losing
 captures: each stage listed when the search reaches it), futility, late-move and SEE pruning,
@@ -23,7 +23,7 @@ from collections import namedtuple
 import chess
 import numpy as np
 from numba import boolean, int16, int32, int64, njit, uint64
-from numba.types import NamedTuple, Tuple
+from numba.types import NamedTuple, Tuple, UniTuple
 
 from engine import network as nn
 from engine.bitboards import SEVENTH_RANK, SQUARE_BB, U0, compile_kernel, lsb, popcount
@@ -535,8 +535,8 @@ def _search_move_board(pawns, knights, bishops, rooks, queens, kings, white, cas
                        history_black, history_white, killers, table, entries, generation, weights,
                        network, acc, counts, budget, stop, stop_at, probe_keys, probe_results,
                        request):
-    # The Python search's way in for a principal-variation node's later moves: the move is played
-    # here, so that Python neither plays nor takes back a move it only asks a null window of.
+    # One of a principal-variation node's later moves (`scout_moves`): the move is played here, so
+    # that Python neither plays nor takes back a move it only asks a null window of.
     (p, n, b, r, q, k, child_white, child_castling, child_key, gives_check, child_ep,
      child_halfmove) = child(code, pawns, knights, bishops, rooks, queens, kings, white, castling,
                              white_to_move, halfmove)
@@ -563,17 +563,47 @@ def _search_move_board(pawns, knights, bishops, rooks, queens, kings, white, cas
     return result
 
 
-search_move = compile_kernel(_search_move_board, int64(
+@njit(cache=True, nogil=True)
+def _scout_moves_board(pawns, knights, bishops, rooks, queens, kings, white, castling,
+                       white_to_move, key, in_check, ep_square, halfmove, codes, first,
+                       moves_searched, depth, alpha, ply, path, last, root_depth, params,
+                       reductions, history_black, history_white, killers, table, entries,
+                       generation, weights, network, acc, counts, budget, stop, stop_at,
+                       probe_keys, probe_results, request):
+    # A principal-variation node's later moves one after another in one call (a call from Python
+    # costs more than many a scout search): it returns at the first that beats alpha, which the
+    # Python search then searches again as a PV node.
+    best = -INFINITY
+    for i in range(first, codes.shape[0]):
+        result = _search_move_board(pawns, knights, bishops, rooks, queens, kings, white, castling,
+                                    white_to_move, key, in_check, ep_square, halfmove, codes[i],
+                                    moves_searched + i - first, depth, alpha, ply, path, last,
+                                    root_depth, params, reductions, history_black, history_white,
+                                    killers, table, entries, generation, weights, network, acc,
+                                    counts, budget, stop, stop_at, probe_keys, probe_results,
+                                    request)
+        if result <= NEED_PROBE:
+            return result, i, best
+        if -result > alpha:
+            return -result, i, best
+        best = max(best, -result)
+    return best, codes.shape[0], best
+
+
+scout_moves = compile_kernel(_scout_moves_board, UniTuple(int64, 3)(
     uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean, uint64, boolean, int64,
-    int64, int64, int64, int64, int64, int64, uint64[::1], int64, int64, *_SHARED))
-"""``search_move(pawns, ..., halfmove, code, moves_searched, depth, alpha, ply, path, last,
-root_depth, params, ...)``: the score, from its mover's view, of the position after the move
-``code`` of a principal-variation node (the first thirteen arguments, as for `search`; ``depth``,
-``alpha`` and ``ply`` are the node's, ``path[:last + 1]`` its keys), searched as `Search.pvs`
-searches every move after its first: with the null window (-alpha - 1, -alpha), first shallower by
-the late-move reduction of the ``moves_searched``-th move if it has one, then at full depth if
-that beats alpha. NEED_PROBE and OUT_OF_NODES as for `search`; ``acc[ply]`` holds the node's
-first layer where the network evaluates."""
+    int64, int64[::1], int64, int64, int64, int64, int64, uint64[::1], int64, int64, *_SHARED))
+"""``scout_moves(pawns, ..., halfmove, codes, first, moves_searched, depth, alpha, ply, path,
+last, root_depth, params, ...)``: the moves ``codes[first:]`` of a principal-variation node (the
+first thirteen arguments, as for `search`; ``depth``, ``alpha`` and ``ply`` are the node's,
+``path[:last + 1]`` its keys; ``codes[first]`` its ``moves_searched``-th move) searched in turn as
+`Search.pvs` searches every move after its first: the position after each with the null window
+(-alpha - 1, -alpha), first shallower by the move's late-move reduction if it has one, then at full
+depth if that beats alpha. Returns (score, index, best): at the first move that beats alpha its
+score from the node's view and its index, else (best, ``len(codes)``, best); ``best`` is the
+highest score of the moves before ``index``. NEED_PROBE and OUT_OF_NODES as for `search` (then
+``index`` is the move it stopped in); ``acc[ply]`` holds the node's first layer where the network
+evaluates."""
 
 
 def requested_board(request: np.ndarray) -> chess.Board:

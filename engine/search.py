@@ -3,7 +3,7 @@
 `Search.run` deepens one ply at a time. Each iteration searches the root moves with a window around
 the previous score (re-searching with a wider one when the score falls outside). The principal
 variation is :meth:`Search.pvs`, a negamax PVS node in the numbered steps below; every node off it
-(:meth:`Search.scout` and :meth:`Search.scout_move`, the null-window searches, and
+(:meth:`Search.scout` and :meth:`Search.scout_moves`, the null-window searches, and
 :meth:`Search.quiescence`) is the scout kernel of engine/scout.py, with its whole tree. The search
 reports through a callback and knows nothing of UCI.
 """
@@ -26,7 +26,7 @@ from engine.bitmove import is_quiet_code
 from engine.endgame import with_endgame_knowledge
 from engine.evaluate import evaluate
 from engine.makemove import push
-from engine.movepick import OrderingTables, ordered_codes, ordered_moves
+from engine.movepick import OrderingTables, code_move, ordered_moves, ordered_stages
 from engine.network import NetworkEvaluation
 from engine.params import (KERNEL_PARAMS, MAX_DEPTH, RECAPTURES_ONLY_AFTER, REDUCTIONS,
                            extends_check, internal_iterative_reduction)
@@ -43,7 +43,7 @@ PROBE_TABLE_SIZE = 1 << 16  # tablebase results kept for the kernel in one searc
 
 # The scout kernel's ways in, as the search calls them (bitboards.direct_call).
 _SEARCH = direct_call(scout.search)
-_SEARCH_MOVE = direct_call(scout.search_move)
+_SCOUT_MOVES = direct_call(scout.scout_moves)
 # The network arrays the kernel takes while it evaluates classically (it reads none of them).
 NO_NETWORK = (np.zeros((768, 1), dtype=np.int16), np.zeros(1, dtype=np.int16),
               np.zeros(2, dtype=np.int16))
@@ -330,9 +330,10 @@ class Search:
     def pvs(self, depth: int, alpha: int, beta: int, ply: int) -> int:
         """A principal-variation node: negamax PVS of the position on the board, from its mover's
         view. Its first move is searched as a PV node; every other move by the scout kernel with
-        a null window (`scout_move`: late quiet moves shallower first), and searched again as a PV
-        node if it beats alpha. A PV node prunes nothing: the pruning is the kernel's, in the
-        nodes off the principal variation."""
+        a null window (`scout_moves`: late quiet moves shallower first; a stage's moves in one
+        call up to the first that beats alpha), and searched again as a PV node if it beats
+        alpha. A PV node prunes nothing: the pruning is the kernel's, in the nodes off the
+        principal variation."""
         board = self.board
         in_check = self.checks[-1]
         if extends_check(in_check, ply, self.root_depth):
@@ -377,30 +378,48 @@ class Search:
         best_move = None
         moves_searched = 0
         quiets_tried: list[chess.Move] = []
-        for code, move in ordered_codes(board, hash_move, self.tables, ply, in_check):
-            is_quiet = is_quiet_code(code)
-            self.pv_table[ply + 1] = []
-            if moves_searched > 0:
-                score = self.scout_move(code, moves_searched, depth, alpha, ply)
-            if moves_searched == 0 or alpha < score < beta:
-                self._make(move)
-                score = -self.pvs(depth - 1, -beta, -alpha, ply + 1)
-                self._unmake()
-            moves_searched += 1
-
-            if score > best_score:
-                best_score = score
-                if score > alpha:
-                    best_move = move
-                    alpha = score
-                    self.pv_table[ply] = [move] + self.pv_table[ply + 1]
-                    if alpha >= beta:
-                        self.cutoffs += 1
-                        if is_quiet:
-                            self.tables.record_cutoff(move, ply, depth, board.turn, quiets_tried)
+        for codes in ordered_stages(board, hash_move, self.tables, ply, in_check):
+            i = 0
+            while i < len(codes):
+                if moves_searched == 0:
+                    score = None
+                else:
+                    # The scouts of the stage's moves up to the first that beats alpha, in one
+                    # call; those before it failed low.
+                    score, index, failed_best = self.scout_moves(codes, i, moves_searched, depth,
+                                                                 alpha, ply)
+                    quiets_tried += [code_move(code) for code in codes[i:index].tolist()
+                                     if is_quiet_code(code)]
+                    moves_searched += index - i
+                    best_score = max(best_score, failed_best)
+                    if index == len(codes):
                         break
-            if is_quiet:
-                quiets_tried.append(move)
+                    i = index
+                code = int(codes[i])
+                move = code_move(code)
+                i += 1
+                self.pv_table[ply + 1] = []
+                if score is None or alpha < score < beta:
+                    self._make(move)
+                    score = -self.pvs(depth - 1, -beta, -alpha, ply + 1)
+                    self._unmake()
+                moves_searched += 1
+
+                if score > best_score:
+                    best_score = score
+                    if score > alpha:
+                        best_move = move
+                        alpha = score
+                        self.pv_table[ply] = [move] + self.pv_table[ply + 1]
+                        if alpha >= beta:
+                            break
+                if is_quiet_code(code):
+                    quiets_tried.append(move)
+            if alpha >= beta:
+                self.cutoffs += 1
+                if is_quiet_code(code):
+                    self.tables.record_cutoff(move, ply, depth, board.turn, quiets_tried)
+                break
 
         # Step 9. No legal move: checkmate (scored by its distance from the root) or stalemate.
         if moves_searched == 0:
@@ -421,13 +440,17 @@ class Search:
         whole tree: the scout kernel's (engine/scout.py)."""
         return self._run_kernel(depth, alpha, beta, ply)
 
-    def scout_move(self, code: int, moves_searched: int, depth: int, alpha: int, ply: int) -> int:
-        """The score of this node's move ``code``, the ``moves_searched``-th, as PVS asks it of
-        every move after the first: does it beat alpha (a null window), with a late quiet move
-        searched shallower first (`params.late_move_reduction`)? The kernel plays the move
-        (scout.search_move), so that Python neither plays nor takes back a move it only scouts."""
-        return -self._run_kernel(depth, alpha, alpha + 1, ply, move=code,
-                                 moves_searched=moves_searched)
+    def scout_moves(self, codes: np.ndarray, first: int, moves_searched: int, depth: int,
+                    alpha: int, ply: int) -> tuple[int, int, int]:
+        """This node's moves ``codes[first:]`` (kernel codes; the first of them its
+        ``moves_searched``-th move) in turn, as PVS asks it of every move after the first: does
+        it beat alpha (a null window), with a late quiet move searched shallower first
+        (`params.late_move_reduction`)? (score, index, best): the first that does and its score,
+        else (best, ``len(codes)``, best); ``best`` is the highest score of the moves before
+        ``index``. The kernel plays the moves (scout.scout_moves), so that Python neither plays
+        nor takes back a move it only scouts."""
+        return self._run_kernel(depth, alpha, alpha + 1, ply, codes=codes, first=first,
+                                moves_searched=moves_searched)
 
     def quiescence(self, alpha: int, beta: int, ply: int, qply: int = 0) -> int:
         """Captures (and promotions) until the position is quiet, and at its first ply the quiet
@@ -438,10 +461,12 @@ class Search:
     # ------------------------------------------------------------------ helpers of the node
 
     def _run_kernel(self, depth: int, alpha: int, beta: int, ply: int, qply: int = 0,
-                    move: int = -1, moves_searched: int = 0) -> int:
-        """The node on the board and its whole tree by the scout kernel, or with a ``move`` code
-        the child after that move (`scout_move`); the tablebase results it asks for are probed
-        here (python-chess reads the files), and it is called again."""
+                    codes: np.ndarray | None = None, first: int = 0,
+                    moves_searched: int = 0) -> int | tuple[int, int, int]:
+        """The node on the board and its whole tree by the scout kernel, or with move ``codes``
+        the children after them (`scout_moves`, whose result it returns); the tablebase results
+        it asks for are probed here (python-chess reads the files), and it is called again (a
+        call over ``codes`` from the move it stopped in)."""
         board = self.board
         ep_square = board.ep_square
         if ep_square is None or chess.square_rank(ep_square) != (5 if board.turn else 2):
@@ -449,7 +474,7 @@ class Search:
         last_target = board.peek().to_square if qply >= RECAPTURES_ONLY_AFTER else 0
         path = self.kernel_path
         last = len(self.keys) - 1
-        # The node's first layer. A PV node's later moves share the one its first scout_move
+        # The node's first layer. A PV node's later moves share the one its first scout_moves
         # computed: between those calls only deeper plies' layers are written.
         if self.kernel_params[params.NETWORK] and moves_searched <= 1:
             w1, b1, _ = self.kernel_network
@@ -462,6 +487,7 @@ class Search:
         history_black, history_white = tables.history
         tt = self.tt
         asked = 0
+        failed_best = -INFINITY
         while True:
             counts[:] = 0
             budget = (scout.NO_BUDGET if self.node_limit is None
@@ -475,12 +501,16 @@ class Search:
                       self.kernel_network, self.kernel_accumulators, counts, budget,
                       self.stop_event.word, self.stop_event.at, self.probe_keys,
                       self.probe_results, self.probe_request)
-            if move < 0:
+            if codes is None:
                 score = _SEARCH(*position, depth, alpha, beta, ply, qply, last_target, path,
-                                     last, self.root_depth, True, *shared)
+                                last, self.root_depth, True, *shared)
             else:
-                score = _SEARCH_MOVE(*position, move, moves_searched, depth, alpha, ply,
-                                          path, last, self.root_depth, *shared)
+                score, index, best = _SCOUT_MOVES(*position, codes, first, moves_searched, depth,
+                                                  alpha, ply, path, last, self.root_depth,
+                                                  *shared)
+                failed_best = max(failed_best, best)
+                moves_searched += index - first
+                first = index
             nodes, evaluations, cutoffs, seldepth, tbhits = counts.tolist()
             self.nodes += nodes
             self.evaluations += evaluations
@@ -500,7 +530,7 @@ class Search:
                 self.kernel_params[params.TABLEBASE_MEN] = 0
         if self.nodes >= self.next_check:
             self._check_limits()
-        return score
+        return score if codes is None else (score, first, failed_best)
 
     def _probe_for_kernel(self) -> None:
         """Probes the position the kernel stopped at and keeps the result where it reads it."""

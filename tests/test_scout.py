@@ -250,7 +250,7 @@ def test_kernel_move_lists_are_python_chess_legal_moves() -> None:
 
 
 def test_a_later_move_of_a_pv_node_scouts_as_python_playing_it_and_scouting_the_child() -> None:
-    # Search.scout_move has the kernel play the move; the same searches after python-chess's push
+    # Search.scout_moves has the kernel play the move; the same searches after python-chess's push
     # (late-move reduction, null window, the full depth again where the reduced search beats
     # alpha) give the same score, each from a fresh table.
     reduced = searched_again = 0
@@ -261,7 +261,7 @@ def test_a_later_move_of_a_pv_node_scouts_as_python_playing_it_and_scouting_the_
             depth, alpha = 4, -40 + 20 * moves_searched
             kernel = Search(TranspositionTable(4))
             kernel.prepare(board, Limits())
-            got = kernel.scout_move(code, moves_searched, depth, alpha, 0)
+            got, _, _ = kernel.scout_moves(np.array([code]), 0, moves_searched, depth, alpha, 0)
             python = Search(TranspositionTable(4))
             python.prepare(board, Limits())
             python._make(move)
@@ -274,6 +274,34 @@ def test_a_later_move_of_a_pv_node_scouts_as_python_playing_it_and_scouting_the_
             assert got == score, (board.fen(), move.uci())
             reduced += reduction > 0
     assert reduced > 20 and searched_again > 0
+
+
+def test_scouting_a_pv_nodes_moves_in_one_call_equals_scouting_them_one_at_a_time() -> None:
+    # Search.scout_moves over a list stops at the first move that beats alpha; the same moves
+    # scouted one call each, on a search in the same state, give the same scores and nodes.
+    stopped = ran_out = 0
+    for board in positions_along_random_games(20, seed=43) + chess960_positions(3, seed=43):
+        codes = np.array([code for code, _ in ordered_codes(board, None, OrderingTables(), 0)],
+                         dtype=np.int64)
+        for alpha in (-60, 0, 60):
+            batch = Search(TranspositionTable(4))
+            batch.prepare(board, Limits())
+            got = batch.scout_moves(codes, 1, 1, 4, alpha, 0)
+            single = Search(TranspositionTable(4))
+            single.prepare(board, Limits())
+            best = -INFINITY
+            expected = (best, len(codes), best)
+            for i in range(1, len(codes)):
+                score, index, _ = single.scout_moves(codes[i:i + 1], 0, i, 4, alpha, 0)
+                if index == 0:  # it beat alpha
+                    expected = (score, i, best)
+                    break
+                best = max(best, score)
+                expected = (best, len(codes), best)
+            assert got == expected and batch.nodes == single.nodes, (board.fen(), alpha)
+            stopped += got[1] < len(codes)
+            ran_out += got[1] == len(codes) > 1
+    assert stopped > 5 and ran_out > 5
 
 
 # ---------------------------------------------------------------------------- tablebases
