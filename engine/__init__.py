@@ -1,9 +1,9 @@
 """Brudno: a UCI chess engine in Python (python-chess boards, numba evaluation, negamax PVS)."""
 
-from engine.kernel_cache import use_versioned_cache
+from engine.kernel_cache import clear_stale_kernels
 
 __version__ = "0.1.0"
 ENGINE_NAME = "Brudno"
 ENGINE_AUTHOR = "the Brudno developers"
 
-use_versioned_cache()
+clear_stale_kernels()

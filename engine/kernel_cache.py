@@ -1,22 +1,21 @@
-"""Where numba keeps the compiled kernels: one folder per version of the package's source.
+"""Numba's on-disk cache of the compiled kernels, kept in step with the whole package's source.
 
 Numba's cache checks only the file of the function it compiled, so a kernel compiled against an
 older params.py or movepick.py (whose functions it calls and freezes into itself) would load as it
-was after either file changed. Keying the folder by all of the package's source makes any change
-recompile; folders of other versions are removed. Numba is not imported here (the UCI layer
-answers before it is).
+was after either file changed. At import, a stamp beside the cache (a hash of all of the package's
+modules) says which source the cached kernels were compiled from; when it differs, they are
+removed and compiled anew. The cache stays numba's own, in `engine/__pycache__`, which finds it
+after the tree is copied or moved. Numba is not imported here (the UCI layer answers before it is).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import shutil
-import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
-PREFIX = "kernels-"
+STAMP = "kernels.digest"
 
 
 def source_digest(package: Path = PACKAGE) -> str:
@@ -28,20 +27,25 @@ def source_digest(package: Path = PACKAGE) -> str:
     return digest.hexdigest()[:16]
 
 
-def use_versioned_cache(package: Path = PACKAGE) -> Path:
-    """Points numba's cache at this version's folder, under the user's ``NUMBA_CACHE_DIR`` if
-    set, else the package's __pycache__, and removes the folders of other versions. Runs before
-    the first kernel is declared (numba picks a function's cache folder then); through the
-    environment, processes this one starts (the search's workers) use the same folder."""
-    base = os.environ.get("NUMBA_CACHE_DIR")
-    if base and Path(base).name.startswith(PREFIX):
-        base = str(Path(base).parent)  # set by this function in a parent process
-    base_path = Path(base) if base else package / "__pycache__"
-    folder = base_path / f"{PREFIX}{source_digest(package)}"
-    for old in base_path.glob(f"{PREFIX}*"):
-        if old != folder:
-            shutil.rmtree(old, ignore_errors=True)  # another process may be using it: no matter
-    os.environ["NUMBA_CACHE_DIR"] = str(folder)
-    if "numba" in sys.modules:  # imported already: it read the environment then
-        sys.modules["numba"].config.CACHE_DIR = str(folder)
-    return folder
+def clear_stale_kernels(package: Path = PACKAGE) -> bool:
+    """Removes the cached kernels in ``package``'s __pycache__ unless its stamp names the current
+    source, then stamps it; whether it removed them. Runs before the first kernel is loaded. A
+    cache that cannot be written is left alone (numba then uses its per-user folder)."""
+    cache = package / "__pycache__"
+    digest = source_digest(package)
+    stamp = cache / STAMP
+    try:
+        if stamp.read_text() == digest:
+            return False
+    except OSError:
+        pass  # no stamp yet: a fresh tree, or one cached before stamps
+    try:
+        for path in [*cache.glob("*.nbi"), *cache.glob("*.nbc")]:
+            path.unlink(missing_ok=True)
+        cache.mkdir(exist_ok=True)
+        partial = cache / f"{STAMP}.{os.getpid()}"
+        partial.write_text(digest)
+        partial.replace(stamp)  # whole or not at all, for processes starting beside this one
+    except OSError:
+        return False
+    return True

@@ -1,44 +1,49 @@
-"""The compiled kernels are cached per version of the whole package's source."""
+"""The cached kernels are compiled anew whenever any module of the package has changed."""
 
-import os
 from pathlib import Path
 
-import numba
-
-from engine.kernel_cache import PACKAGE, source_digest, use_versioned_cache
+from engine.kernel_cache import PACKAGE, STAMP, clear_stale_kernels, source_digest
 
 
 def _package(tmp_path: Path) -> Path:
     package = tmp_path / "engine"
-    package.mkdir()
+    (package / "__pycache__").mkdir(parents=True)
     (package / "params.py").write_text("IIR_DEPTH = 4\n")
     (package / "scout.py").write_text("from engine.params import IIR_DEPTH\n")
     return package
 
 
-def test_a_change_to_any_module_changes_the_cache_folder(tmp_path, monkeypatch):
-    monkeypatch.setattr(numba.config, "CACHE_DIR", numba.config.CACHE_DIR)
-    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+def _cache_kernels(package: Path) -> list[Path]:
+    files = [package / "__pycache__" / name
+             for name in ("scout._search-134.py311.nbi", "scout._search-134.py311.1.nbc")]
+    for path in files:
+        path.write_bytes(b"compiled")
+    return files
+
+
+def test_a_change_to_any_module_removes_the_cached_kernels(tmp_path):
     package = _package(tmp_path)
-    before = use_versioned_cache(package)
+    assert clear_stale_kernels(package)  # no stamp yet
+    kernels = _cache_kernels(package)
+    assert not clear_stale_kernels(package)  # the same source: the kernels load from the cache
+    assert all(path.exists() for path in kernels)
     # The kernel's own file is unchanged: numba alone would load the old kernel.
     (package / "params.py").write_text("IIR_DEPTH = 5\n")
-    after = use_versioned_cache(package)  # (as a process started by the first would call it)
-    assert after != before and after.parent == before.parent == package / "__pycache__"
-    assert numba.config.CACHE_DIR == os.environ["NUMBA_CACHE_DIR"] == str(after)
+    assert clear_stale_kernels(package)
+    assert not any(path.exists() for path in kernels)
+    assert (package / "__pycache__" / STAMP).read_text() == source_digest(package)
 
 
-def test_the_folders_of_other_versions_are_removed(tmp_path, monkeypatch):
-    monkeypatch.setattr(numba.config, "CACHE_DIR", numba.config.CACHE_DIR)
-    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "user-cache"))
+def test_a_copied_tree_keeps_its_cached_kernels(tmp_path):
     package = _package(tmp_path)
-    old = use_versioned_cache(package)
-    old.mkdir(parents=True)
-    (package / "scout.py").write_text("# edited\n")
-    new = use_versioned_cache(package)
-    assert new.parent == tmp_path / "user-cache"  # a user's NUMBA_CACHE_DIR is kept as the base
-    assert not old.exists()
+    clear_stale_kernels(package)
+    kernels = _cache_kernels(package)
+    copy = tmp_path / "elsewhere" / "engine"
+    copy.parent.mkdir()
+    package.rename(copy)
+    assert not clear_stale_kernels(copy)
+    assert all((copy / "__pycache__" / path.name).exists() for path in kernels)
 
 
-def test_the_engine_uses_the_folder_of_its_source():
-    assert numba.config.CACHE_DIR.endswith(source_digest(PACKAGE))
+def test_the_engine_cache_is_stamped_with_its_source():
+    assert (PACKAGE / "__pycache__" / STAMP).read_text() == source_digest(PACKAGE)
