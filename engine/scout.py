@@ -1,19 +1,19 @@
 """The scout search: every node off the principal variation, in one numba kernel.
 
-PVS searches the first move of a principal-variation node with the full window and every other
-move with a null window: a scout search (Pearl's name) that only asks whether the move beats
-alpha. Those searches' trees, and quiescence, are almost all of the search's nodes. `search` is
-such a node with its whole tree in one call (`scout_moves`: the nodes after a PV node's later
-moves, which it plays first), playing the moves on python-chess's bitboards: the draw rules, the table,
-the tablebases, razoring, reverse futility, null move, internal iterative reduction, the staged
-move order of engine/movepick.py (hash move, captures, killers, quiet moves by history, losing
-captures: each stage listed when the search reaches it), futility, late-move and SEE pruning,
-late-move reductions, check extensions and quiescence (with quiet checks at its first ply), with
-the classical evaluation or the network. engine/search.py keeps what Python does well:
-iterative deepening, aspiration, the root and the principal-variation nodes (which prune
-nothing), and it reads the tablebase files for the kernel (python-chess reads them: a call that
-meets a position it has no result for stops and asks for it, NEED_PROBE). The kernel reads a
-stop word every 1024 nodes, so that `stop` and the hard deadline end even a long call at once.
+PVS searches the first move of a principal-variation node with the full window and every other move
+with a null window: a scout search (Pearl's name) that only asks whether the move beats alpha. Those
+searches' trees, and quiescence, are almost all of the search's nodes. `search` is such a node with
+its whole tree in one call (`scout_moves`: the nodes after a PV node's later moves, which it plays
+first), playing the moves on python-chess's bitboards: the draw rules, the table, the tablebases,
+razoring, reverse futility, null move, internal iterative reduction, the staged move order of
+engine/movepick.py (hash move, captures, killers, quiet moves by history, losing captures: each
+stage listed when the search reaches it), futility, late-move and SEE pruning, late-move reductions,
+check extensions and quiescence (with quiet checks at its first ply), with the classical evaluation
+or the network. engine/search.py keeps what Python does well: iterative deepening, aspiration, the
+root and the principal-variation nodes (which prune nothing), and it reads the tablebase files for
+the kernel (python-chess reads them: a call that meets a position it has no result for stops and
+asks for it, NEED_PROBE). The kernel reads a stop word every 1024 nodes, so that `stop` and the hard
+deadline end even a long call at once.
 """
 
 from __future__ import annotations
