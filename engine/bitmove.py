@@ -16,7 +16,7 @@ from numba import boolean, int64, njit
 
 from engine.bitboards import SQUARE_BB, U0, compile_kernel
 from engine.movegen import _capture_kernel_impl, evasion_kernel
-from engine.zobrist import _key_kernel
+from engine.zobrist import _EN_PASSANT, RANDOM, _in_check, _key_after_move
 
 
 def move_code(board: chess.Board, move: chess.Move) -> int:
@@ -115,17 +115,21 @@ def play(code, pawns, knights, bishops, rooks, queens, kings, white, castling, w
 
 
 @njit(cache=True, nogil=True)
-def child(code, pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move,
-           halfmove):
-    """The position after the move ``code``: bitboards, White's men, castling rights, key, whether
-    it is check, the en passant square (-1 if no capture there is legal) and the halfmove clock."""
+def child(code, pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, key,
+          ep_square, halfmove):
+    """The position after the move ``code`` from the one given (its key, and its en passant
+    square, -1 if no capture there is legal): bitboards, White's men, castling rights, key,
+    whether it is check, the en passant square (-1 if no capture there is legal) and the
+    halfmove clock."""
     p, n, b, r, q, k, child_white, child_castling = play(
         code, pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move)
     origin = code & 63
     target = code >> 6 & 63
-    ep_square = -1
-    child_key, in_check = _key_kernel(p, n, b, r, q, k, child_white, child_castling,
-                                      not white_to_move, ep_square)
+    child_key = _key_after_move(key, ep_square & 7 if ep_square >= 0 else -1,
+                                (pawns, knights, bishops, rooks, queens, kings), white, castling,
+                                (p, n, b, r, q, k), child_white, child_castling)
+    in_check = _in_check(p, n, b, r, q, k, child_white, not white_to_move)
+    child_ep = -1
     mover = code >> 16 & 15
     if mover == 1 and (target - origin == 16 or origin - target == 16):
         # A double step: the en passant square counts (in the key too) if the capture is legal.
@@ -141,9 +145,8 @@ def child(code, pawns, knights, bishops, rooks, queens, kings, white, castling, 
             legal = _capture_kernel_impl(p, n, b, r, q, k, theirs, U0, not white_to_move, square,
                                          U0).shape[0] > 0
         if legal:
-            ep_square = square
-            child_key, in_check = _key_kernel(p, n, b, r, q, k, child_white, child_castling,
-                                              not white_to_move, square & 7)
+            child_ep = square
+            child_key ^= RANDOM[_EN_PASSANT + (square & 7)]
     child_halfmove = 0 if mover == 1 or code >> 12 & 15 else halfmove + 1
-    return (p, n, b, r, q, k, child_white, child_castling, child_key, in_check, ep_square,
+    return (p, n, b, r, q, k, child_white, child_castling, child_key, in_check, child_ep,
             child_halfmove)

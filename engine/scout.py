@@ -26,7 +26,8 @@ from numba import boolean, int16, int32, int64, njit, uint64
 from numba.types import NamedTuple, Tuple, UniTuple
 
 from engine import network as nn
-from engine.bitboards import SEVENTH_RANK, SQUARE_BB, U0, compile_kernel, lsb, popcount
+from engine.bitboards import (SEVENTH_RANK, SQUARE_BB, U0, compile_kernel, lsb, popcount,
+                              unmanaged)
 from engine.bitmove import child, is_quiet_code
 from engine.endgame import with_endgame_knowledge_kernel
 from engine.evaluate import _evaluate_kernel
@@ -41,7 +42,7 @@ from engine.params import (CHESS960, DELTA, FUTILITY, IIR_DEPTH_SLOT, LATE_MOVES
 from engine.score import MATE, MATE_BOUND, MAX_PLY, PIECE_VALUE, TB_WIN_THRESHOLD, wdl_to_score
 from engine.see import _see_kernel
 from engine.tt import EXACT, LOWER, UPPER, score_from_tt, score_to_tt
-from engine.tt_kernels import MISS, _probe_impl, _store_impl
+from engine.tt_kernels import MISS, _prefetch_entry, _probe_impl, _store_impl
 from engine.zobrist import _key_kernel
 
 # Results that are not scores (scores stay within +-MATE).
@@ -287,7 +288,7 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ro
             is_quiet = is_quiet_code(code)
             (p, n, b, r, q, k, child_white, child_castling, child_key, gives_check, child_ep,
              child_halfmove) = child(code, pawns, knights, bishops, rooks, queens, kings, white,
-                                     castling, white_to_move, halfmove)
+                                     castling, white_to_move, key, ep_square, halfmove)
             if not in_check and moves_searched > 0 and best_score > -TB_WIN_THRESHOLD:
                 if is_quiet and (futile or (depth <= 3 and
                                             moves_searched >= params[LATE_MOVES + depth - 1])):
@@ -299,6 +300,7 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ro
                       and _see_kernel(pawns, knights, bishops, rooks, queens, kings, white, origin,
                                       target, white_to_move) < -params[SEE] * depth):
                     continue  # SEE pruning
+            _prefetch_entry(table, child_key, entries)
             child_beta = -beta if moves_searched == 0 else -alpha - 1
             reduction = late_move_reduction(reductions, depth, moves_searched, is_quiet, in_check,
                                             gives_check, not_pv)
@@ -401,16 +403,17 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ro
         victims = occupied & ~ours
         codes = np.empty(promotions.shape[0] // 4 + 128, dtype=np.int64)
         n_codes = 0
+        capture_ep = ep_square
         if qply >= recaptures_after:
             victims &= SQUARE_BB[last_target]
-            ep_square = -1
+            capture_ep = -1
         else:
             for code in promotions:
                 if code >> 20 == 5:  # queen promotions first (no under-promotions here)
                     codes[n_codes] = code
                     n_codes += 1
         captures = _capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours,
-                                        victims, white_to_move, ep_square, promoting)
+                                        victims, white_to_move, capture_ep, promoting)
         n_captures = n_codes + captures.shape[0]
         codes[n_codes:n_captures] = captures
         moves = codes[:n_captures]
@@ -446,7 +449,8 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ro
                     continue
         (p, n, b, r, q, k, child_white, child_castling, child_key, gives_check, child_ep,
          child_halfmove) = child(code, pawns, knights, bishops, rooks, queens, kings, white,
-                                 castling, white_to_move, halfmove)
+                                 castling, white_to_move, key, ep_square, halfmove)
+        _prefetch_entry(table, child_key, entries)
         _to_child(params, network, acc, ply, pawns, knights, bishops, rooks, queens, kings, white,
                   p, n, b, r, q, k, child_white)
         after = Position(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
@@ -487,6 +491,18 @@ _SIGNATURE = int64(POSITION, int64, int64, int64, int64, int64, int64, uint64[::
 _search = compile_kernel(_search, _SIGNATURE)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _unmanaged_arrays(path, params, reductions, history_black, history_white, killers, table,
+                      weights, network, acc, counts, stop, probe_keys, probe_results, request):
+    # The arrays a call from Python passes down the whole tree, without their reference counts
+    # (bitboards.unmanaged): the search holds them for the call. A tenth of the kernel's time
+    # went to counting references to them at every node.
+    u = unmanaged
+    return (u(path), u(params), u(reductions), u(history_black), u(history_white), u(killers),
+            u(table), u(weights), (u(network[0]), u(network[1]), u(network[2])), u(acc), u(counts),
+            u(stop), u(probe_keys), u(probe_results), u(request))
+
+
 @njit(cache=True, nogil=True)
 def _search_board(pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, key,
                   in_check, ep_square, halfmove, depth, alpha, beta, ply, qply, last_target, path,
@@ -495,6 +511,10 @@ def _search_board(pawns, knights, bishops, rooks, queens, kings, white, castling
                   stop_at, probe_keys, probe_results, request):
     # The Python search's way in. A record built in Python and unboxed by numba on every call
     # cost 18 % of the bench's time; one built here costs nothing measurable.
+    (path, params, reductions, history_black, history_white, killers, table, weights, network, acc,
+     counts, stop, probe_keys, probe_results, request) = _unmanaged_arrays(
+        path, params, reductions, history_black, history_white, killers, table, weights, network,
+        acc, counts, stop, probe_keys, probe_results, request)
     return _search(Position(pawns, knights, bishops, rooks, queens, kings, white, castling,
                             white_to_move, key, in_check, ep_square, halfmove), depth, alpha,
                    beta, ply, qply, last_target, path, last, root_depth, can_null, params,
@@ -539,7 +559,8 @@ def _search_move_board(pawns, knights, bishops, rooks, queens, kings, white, cas
     # that Python neither plays nor takes back a move it only asks a null window of.
     (p, n, b, r, q, k, child_white, child_castling, child_key, gives_check, child_ep,
      child_halfmove) = child(code, pawns, knights, bishops, rooks, queens, kings, white, castling,
-                             white_to_move, halfmove)
+                             white_to_move, key, ep_square, halfmove)
+    _prefetch_entry(table, child_key, entries)
     is_quiet = is_quiet_code(code)
     reduction = late_move_reduction(reductions, depth, moves_searched, is_quiet, in_check,
                                     gives_check, True)
@@ -573,6 +594,10 @@ def _scout_moves_board(pawns, knights, bishops, rooks, queens, kings, white, cas
     # A principal-variation node's later moves one after another in one call (a call from Python
     # costs more than many a scout search): it returns at the first that beats alpha, which the
     # Python search then searches again as a PV node.
+    (path, params, reductions, history_black, history_white, killers, table, weights, network, acc,
+     counts, stop, probe_keys, probe_results, request) = _unmanaged_arrays(
+        path, params, reductions, history_black, history_white, killers, table, weights, network,
+        acc, counts, stop, probe_keys, probe_results, request)
     best = -INFINITY
     for i in range(first, codes.shape[0]):
         result = _search_move_board(pawns, knights, bishops, rooks, queens, kings, white, castling,

@@ -468,9 +468,9 @@ class Search:
         it asks for are probed here (python-chess reads the files), and it is called again (a
         call over ``codes`` from the move it stopped in)."""
         board = self.board
-        ep_square = board.ep_square
-        if ep_square is None or chess.square_rank(ep_square) != (5 if board.turn else 2):
-            ep_square = -1
+        # As the kernel keeps it: the en passant square only if a capture there is legal (the key
+        # has its file then, and the kernel's keys of the children take it out).
+        ep_square = board.ep_square if board.has_legal_en_passant() else -1
         last_target = board.peek().to_square if qply >= RECAPTURES_ONLY_AFTER else 0
         path = self.kernel_path
         last = len(self.keys) - 1

@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 from numba.core.types import Tuple, int64, uint64, void
 
-from engine.bitboards import compile_kernel
+from engine.bitboards import compile_kernel, prefetch
 
 DEPTH_OFFSET = 16
 MIN_DEPTH = 1 - DEPTH_OFFSET  # the depth field is then at least 1
@@ -45,6 +45,12 @@ def _slot(key, entries):
     # (high 32 bits of the key) * entries / 2^32: an index below `entries`, for any `entries`
     # below 2^32, spread as evenly as the keys are.
     return ((key >> _U32) * entries) >> _U32
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _prefetch_entry(table, key, entries):
+    """Starts loading ``key``'s entry into the cache, for a probe soon after."""
+    prefetch(table, (_slot(key, entries) << np.uint64(1)) + np.uint64(1))
 
 
 @njit(cache=True, nogil=True)

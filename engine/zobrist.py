@@ -36,18 +36,24 @@ def _xor_pieces(key, pieces, colour_index):
     return key
 
 
-@njit(cache=True, nogil=True)
-def _key_kernel(pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move,
-                ep_file):
-    """(key, whether the side to move is in check)."""
+@njit(cache=True, nogil=True, inline="always")
+def _pieces_key(pawns, knights, bishops, rooks, queens, kings, white):
+    """The pieces' part of the key."""
     key = U0
     black = (pawns | knights | bishops | rooks | queens | kings) & ~white
     boards = (pawns, knights, bishops, rooks, queens, kings)
     for kind in range(6):
         key = _xor_pieces(key, boards[kind] & black, 2 * kind)
         key = _xor_pieces(key, boards[kind] & white, 2 * kind + 1)
-    # A right is kingside when its rook stands on the king's right, as in python-chess (this also
-    # covers Chess960 starting squares); no king on the back rank, no rights.
+    return key
+
+
+@njit(cache=True, nogil=True)
+def _castling_key(kings, white, black, castling):
+    """The castling rights' part of the key. A right is kingside when its rook stands on the
+    king's right, as in python-chess (this also covers Chess960 starting squares); no king on
+    the back rank, no rights."""
+    key = U0
     for colour in range(2):
         rank = _BACK_RANK[1 - colour]
         own = white if colour == 0 else black
@@ -58,15 +64,53 @@ def _key_kernel(pawns, knights, bishops, rooks, queens, kings, white, castling, 
                 key ^= RANDOM[_CASTLING + 2 * colour]
             if rights & (king - U1):
                 key ^= RANDOM[_CASTLING + 2 * colour + 1]
+    return key
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _in_check(pawns, knights, bishops, rooks, queens, kings, white, white_to_move):
+    """Whether the side to move is in check."""
+    occupied = pawns | knights | bishops | rooks | queens | kings
+    ours, theirs = (white, occupied & ~white) if white_to_move else (occupied & ~white, white)
+    king = kings & ours
+    return king != U0 and attacked_by(lsb(king), occupied, pawns, knights, bishops, rooks, queens,
+                                      kings, theirs, white_to_move)
+
+
+@njit(cache=True, nogil=True)
+def _key_kernel(pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move,
+                ep_file):
+    """(key, whether the side to move is in check)."""
+    black = (pawns | knights | bishops | rooks | queens | kings) & ~white
+    key = (_pieces_key(pawns, knights, bishops, rooks, queens, kings, white)
+           ^ _castling_key(kings, white, black, castling))
     if ep_file >= 0:
         key ^= RANDOM[_EN_PASSANT + ep_file]
     if white_to_move:
         key ^= RANDOM[_WHITE_TO_MOVE]
-    ours, theirs = (white, black) if white_to_move else (black, white)
-    king = kings & ours
-    in_check = king != U0 and attacked_by(lsb(king), white | black, pawns, knights, bishops, rooks,
-                                          queens, kings, theirs, white_to_move)
-    return key, in_check
+    return key, _in_check(pawns, knights, bishops, rooks, queens, kings, white, white_to_move)
+
+
+@njit(cache=True, nogil=True)
+def _key_after_move(key, ep_file, before, white, castling, after, child_white, child_castling):
+    """The key of the position after a move (without its en passant file) from the key before
+    it (``key``, with ``ep_file``, -1 for none): the changed squares of each of the twelve
+    piece boards (``before`` and ``after``: the six boards), the castling rights if they
+    changed, and the side to move. A few XORs where `_key_kernel` visits every man."""
+    if ep_file >= 0:
+        key ^= RANDOM[_EN_PASSANT + ep_file]
+    key ^= RANDOM[_WHITE_TO_MOVE]
+    occupied_before = before[0] | before[1] | before[2] | before[3] | before[4] | before[5]
+    occupied_after = after[0] | after[1] | after[2] | after[3] | after[4] | after[5]
+    black = occupied_before & ~white
+    child_black = occupied_after & ~child_white
+    for kind in range(6):
+        key = _xor_pieces(key, (before[kind] & black) ^ (after[kind] & child_black), 2 * kind)
+        key = _xor_pieces(key, (before[kind] & white) ^ (after[kind] & child_white), 2 * kind + 1)
+    if child_castling != castling:
+        key ^= (_castling_key(before[5], white, black, castling)
+                ^ _castling_key(after[5], child_white, child_black, child_castling))
+    return key
 
 
 _KEY_SIGNATURE = Tuple((uint64, boolean))(uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean, int64)

@@ -1,6 +1,7 @@
 """The scout kernel's make-move (engine/bitmove.py) leaves the position python-chess's push leaves:
 bitboards, castling rights, key, check, en passant square and halfmove clock, for every legal move
-of positions from standard and Chess960 games (castling on any files included)."""
+of positions from standard and Chess960 games (castling on any files included). The kernel updates
+the key from the parent's: it must equal the key computed afresh."""
 
 from __future__ import annotations
 
@@ -14,10 +15,13 @@ from engine.zobrist import key_and_check
 
 
 def kernel_child(board: chess.Board, move: chess.Move) -> tuple:
+    """The kernel's child of ``board``, from the key and en passant square the kernel has for it."""
     u = np.uint64
+    key, _ = key_and_check(board)
+    ep = board.ep_square if board.has_legal_en_passant() else -1
     return child(move_code(board, move), u(board.pawns), u(board.knights), u(board.bishops),
                  u(board.rooks), u(board.queens), u(board.kings), u(board.occupied_co[chess.WHITE]),
-                 u(board.castling_rights), board.turn, board.halfmove_clock)
+                 u(board.castling_rights), board.turn, u(key), ep, board.halfmove_clock)
 
 
 def expected_child(board: chess.Board, move: chess.Move) -> tuple:
