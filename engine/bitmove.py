@@ -3,9 +3,10 @@
 A move is a code (origin | target << 6 | victim type << 12 | mover type << 16 | promotion << 20,
 as the move-list kernels of engine/movegen.py build it). `play` returns the six piece boards,
 White's men and the castling rights after it; `child` adds what a node of the search needs of the
-new position: its key, whether it is check, the en passant square and the halfmove clock. Both
-return new values (numba integers), so the caller's position is its own undo. `move_code` gives a
-python-chess move's code, for the Python search's calls into the kernel.
+new position: its key (the parent's, with the changed squares XORed out and in), whether it is
+check, the en passant square and the halfmove clock. Both return new values (numba integers), so
+the caller's position is its own undo. `move_code` gives a python-chess move's code, for the
+Python search's calls into the kernel.
 """
 
 from __future__ import annotations
