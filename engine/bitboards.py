@@ -1,4 +1,5 @@
-"""Bitboard tables and numba primitives shared by the evaluation and the move picker.
+"""Bitboard tables and numba primitives shared by the evaluation, the move picker and the scout
+kernel (bit scans, slider attacks, and at the end two intrinsics the kernel's speed rests on).
 
 Everything is uint64 so that numba never mixes signed and unsigned integers (which it would
 silently turn into float64). Squares run a1 = 0 ... h8 = 63, as in python-chess.
