@@ -30,7 +30,7 @@ FULL_LEVEL = 20
 # 100 games or more each (docs/strength-levels.md prints this table); levels 0 and 3 against level
 # 5. UCI_Elo runs from the first to the last and maps to a level by linear interpolation.
 ELO_AT_LEVEL: tuple[tuple[int, int], ...] = (
-    (0, 509), (3, 787), (5, 987), (10, 1473), (15, 1879), (17, 2139), (20, 2274))
+    (0, 509), (3, 787), (5, 987), (10, 1449), (15, 1879), (17, 2139), (20, 2274))
 ELO_MIN = ELO_AT_LEVEL[0][1]
 ELO_MAX = ELO_AT_LEVEL[-1][1]  # full strength
 CANDIDATES = 4  # lines searched (MultiPV) just below full strength; more at low levels
