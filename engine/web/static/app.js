@@ -17,9 +17,11 @@ let pendingPromotion = null;
 let treeJob = null;
 let events = null;
 let fenEdited = false;
+let lastCall = 0; // requests may be answered out of order: the latest one's answer sets the message
 
 // ---- talking to the server ----
 async function api(path, body = {}) {
+  const call = ++lastCall;
   let response, data;
   try {
     response = await fetch("/api/" + path, {
@@ -39,7 +41,7 @@ async function api(path, body = {}) {
     }
     return null;
   }
-  showMessage("");
+  if (call === lastCall) showMessage("");
   if (data.state) render(data.state);
   return data;
 }
