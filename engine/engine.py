@@ -412,7 +412,7 @@ class Engine:
                 self.listener.on_message(f"tablebase position: wdl {probe.wdl}, dtz {probe.dtz}")
                 limits = tablebase_root_limits(probe, limits)
                 report = with_tablebase_score(probe, self._report)
-        plan = strength.plan_for_level(strength.level_from_options(self.options))
+        plan = strength.plan_for_level(strength.level_for_move(self.options, self.rng))
         if plan.full:
             result = search.run(board, limits, self.options["MultiPV"], report=report)
             return result.best_move, result.ponder_move

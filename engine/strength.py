@@ -4,8 +4,8 @@ A level is a number from 0 (weakest) to 20 (full strength). Below 20 the engine 
 honest means only: its search is capped in depth and nodes, it searches several lines (MultiPV),
 and it plays one of them at random, weighted towards the best, among those within a margin of the
 best score. Both the margin and the randomness shrink as the level rises. Nothing ever waits.
-`UCI_Elo` maps to a level through ``ELO_AT_LEVEL``, measured against Stockfish
-(docs/strength-levels.md).
+`UCI_Elo` maps to the two measured levels of ``ELO_AT_LEVEL`` (games against Stockfish,
+docs/strength-levels.md) around it, and each move is played at one of them.
 """
 
 from __future__ import annotations
@@ -27,10 +27,11 @@ if TYPE_CHECKING:
 
 FULL_LEVEL = 20
 # The Elo measured at some levels: Stockfish 15.1's UCI_Elo scale, the machine-scaled 10 s + 0.1 s,
-# 100 games or more each (docs/strength-levels.md prints this table); levels 0 and 3 against level
-# 5. UCI_Elo runs from the first to the last and maps to a level by linear interpolation.
+# 100 games or more each (docs/strength-levels.md prints this table); levels 0 and 3, below
+# Stockfish's lowest UCI_Elo, chained to level 5. UCI_Elo runs from the first to the last.
 ELO_AT_LEVEL: tuple[tuple[int, int], ...] = (
-    (0, 509), (3, 787), (5, 987), (10, 1449), (15, 1879), (17, 2139), (20, 2274))
+    (0, 287), (3, 650), (5, 926), (8, 1254), (10, 1449), (12, 1752), (15, 1879), (17, 2139),
+    (20, 2274))
 ELO_MIN = ELO_AT_LEVEL[0][1]
 ELO_MAX = ELO_AT_LEVEL[-1][1]  # full strength
 CANDIDATES = 4  # lines searched (MultiPV) just below full strength; more at low levels
@@ -94,6 +95,20 @@ def level_from_options(options: dict) -> float:
     if options.get("UCI_LimitStrength"):
         return level_from_elo(options["UCI_Elo"])
     return float(options.get("Skill Level", FULL_LEVEL))
+
+
+def level_for_move(options: dict, rng: random.Random) -> int:
+    """The level one move is played at. A Skill Level is itself. A UCI_Elo between two measured
+    levels plays each move at one of them, the stronger with the share of the way from the weaker's
+    Elo to the stronger's: a level in between is not measured, and its depth cap (a step every
+    third level) would put it nearer one end than a line between them says."""
+    level = level_from_options(options)
+    measured = [lv for lv, _ in ELO_AT_LEVEL]
+    if not options.get("UCI_LimitStrength") or level in measured:
+        return round(level)
+    i = bisect.bisect_right(measured, level)
+    weaker, stronger = measured[i - 1], measured[i]
+    return stronger if rng.random() < (level - weaker) / (stronger - weaker) else weaker
 
 
 @dataclass

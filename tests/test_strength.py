@@ -115,6 +115,24 @@ def test_limit_strength_overrides_skill_level():
     assert strength.level_from_options(options) == pytest.approx(level)
 
 
+
+def test_an_elo_between_two_measured_levels_plays_each_move_at_one_of_them():
+    (weaker, low_elo), (stronger, high_elo) = strength.ELO_AT_LEVEL[-3:-1]
+    options = {**uci_options.defaults(), "UCI_LimitStrength": True}
+    rng = random.Random(7)
+    for share in (0.25, 0.75):
+        options["UCI_Elo"] = round(low_elo + share * (high_elo - low_elo))
+        levels = [strength.level_for_move(options, rng) for _ in range(2000)]
+        assert set(levels) == {weaker, stronger}
+        assert levels.count(stronger) / len(levels) == pytest.approx(share, abs=0.04)
+    options["UCI_Elo"] = high_elo  # a measured level is always itself
+    assert {strength.level_for_move(options, rng) for _ in range(50)} == {stronger}
+    # An unmeasured Skill Level is itself too: the mixture is UCI_Elo's only.
+    unmeasured = next(level for level in range(strength.FULL_LEVEL)
+                      if level not in dict(strength.ELO_AT_LEVEL))
+    options.update({"UCI_LimitStrength": False, "Skill Level": unmeasured})
+    assert {strength.level_for_move(options, rng) for _ in range(50)} == {unmeasured}
+
 LINES = [strength.Line(50, [chess.Move.from_uci("e2e4")]), strength.Line(30, [chess.Move.from_uci("d2d4")]),
          strength.Line(-40, [chess.Move.from_uci("g1f3")]), strength.Line(-900, [chess.Move.from_uci("f2f3")])]
 
