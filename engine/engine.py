@@ -63,6 +63,7 @@ class Engine:
         self.book = OpeningBook()
         self.tablebases = Tablebases()
         self.rng = random.Random()
+        self._game_level: int | None = None  # the strength level of this game, once chosen
         self._search: Search | None = None
         # The engine owns the transposition table and the helper pool; its search is given them.
         self.tt: TranspositionTable | None = None
@@ -112,6 +113,7 @@ class Engine:
 
     def new_game(self) -> None:
         self.stop()
+        self._game_level = None
         if not self._loaded.is_set():
             return  # the search is still being loaded: its tables will start empty anyway
         self.wait_ready()
@@ -154,6 +156,8 @@ class Engine:
             self._set_evaluation(use_network, path)
         elif option.name == "UCI_Chess960":
             self.board = with_castling_notation(self.board, value)
+        elif option.name in ("UCI_LimitStrength", "UCI_Elo", "Skill Level"):
+            self._game_level = None
         self.options[option.name] = value
 
     def _set_threads(self, threads: int) -> None:
@@ -412,7 +416,12 @@ class Engine:
                 self.listener.on_message(f"tablebase position: wdl {probe.wdl}, dtz {probe.dtz}")
                 limits = tablebase_root_limits(probe, limits)
                 report = with_tablebase_score(probe, self._report)
-        plan = strength.plan_for_level(strength.level_for_move(self.options, self.rng))
+        if self._game_level is None:
+            self._game_level = strength.level_for_game(self.options, self.rng)
+            if self.options["UCI_LimitStrength"]:
+                self.listener.on_message(f"UCI_Elo {self.options['UCI_Elo']}: this game is played "
+                                         f"at Skill Level {self._game_level}")
+        plan = strength.plan_for_level(self._game_level)
         if plan.full:
             result = search.run(board, limits, self.options["MultiPV"], report=report)
             return result.best_move, result.ponder_move

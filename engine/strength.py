@@ -5,7 +5,7 @@ honest means only: its search is capped in depth and nodes, it searches several 
 and it plays one of them at random, weighted towards the best, among those within a margin of the
 best score. Both the margin and the randomness shrink as the level rises. Nothing ever waits.
 `UCI_Elo` maps to the two measured levels of ``ELO_AT_LEVEL`` (games against Stockfish,
-docs/strength-levels.md) around it, and each move is played at one of them.
+docs/strength-levels.md) around it, and each game is played at one of them.
 """
 
 from __future__ import annotations
@@ -78,37 +78,29 @@ def _depth_cap(level: float) -> int:
     return int(6 + 2 * (level - 15))
 
 
-def level_from_elo(elo: int) -> float:
-    """The level whose measured strength is ``elo`` (interpolated in ELO_AT_LEVEL)."""
+def level_for_game(options: dict, rng: random.Random) -> int:
+    """The level one game is played at. A Skill Level is itself. A UCI_Elo between two measured
+    levels plays each game at one of them, the stronger with the probability that makes the
+    expected score against a player of that Elo even (the logistic Elo model, from the two
+    levels' measured Elo). A level in between is not measured: its depth cap steps every third
+    level, so its strength is not on a line between them; and moves mixed from both levels within
+    one game play at the weaker's strength more than at the share of its moves (docs/
+    strength-levels.md)."""
+    if not options.get("UCI_LimitStrength"):
+        return round(options.get("Skill Level", FULL_LEVEL))
+    elo = min(max(options["UCI_Elo"], ELO_MIN), ELO_MAX)
     elos = [e for _, e in ELO_AT_LEVEL]
-    if elo <= elos[0]:
-        return ELO_AT_LEVEL[0][0]
-    if elo >= elos[-1]:
-        return ELO_AT_LEVEL[-1][0]
-    i = bisect.bisect_right(elos, elo)
-    (l0, e0), (l1, e1) = ELO_AT_LEVEL[i - 1], ELO_AT_LEVEL[i]
-    return l0 + (l1 - l0) * (elo - e0) / (e1 - e0)
+    i = bisect.bisect_left(elos, elo)
+    if elos[i] == elo:
+        return ELO_AT_LEVEL[i][0]
+    (weaker, weaker_elo), (stronger, stronger_elo) = ELO_AT_LEVEL[i - 1], ELO_AT_LEVEL[i]
+    low, high = expected_score(weaker_elo, elo), expected_score(stronger_elo, elo)
+    return stronger if rng.random() < (0.5 - low) / (high - low) else weaker
 
 
-def level_from_options(options: dict) -> float:
-    """UCI_LimitStrength with UCI_Elo overrides Skill Level, as in Stockfish."""
-    if options.get("UCI_LimitStrength"):
-        return level_from_elo(options["UCI_Elo"])
-    return float(options.get("Skill Level", FULL_LEVEL))
-
-
-def level_for_move(options: dict, rng: random.Random) -> int:
-    """The level one move is played at. A Skill Level is itself. A UCI_Elo between two measured
-    levels plays each move at one of them, the stronger with the share of the way from the weaker's
-    Elo to the stronger's: a level in between is not measured, and its depth cap (a step every
-    third level) would put it nearer one end than a line between them says."""
-    level = level_from_options(options)
-    measured = [lv for lv, _ in ELO_AT_LEVEL]
-    if not options.get("UCI_LimitStrength") or level in measured:
-        return round(level)
-    i = bisect.bisect_right(measured, level)
-    weaker, stronger = measured[i - 1], measured[i]
-    return stronger if rng.random() < (level - weaker) / (stronger - weaker) else weaker
+def expected_score(elo: float, opponent: float) -> float:
+    """The logistic Elo model's expected score of a player of ``elo`` against ``opponent``."""
+    return 1.0 / (1.0 + 10.0 ** ((opponent - elo) / 400.0))
 
 
 @dataclass

@@ -31,8 +31,8 @@ def test_strength_options_are_declared_as_in_stockfish():
     assert uci_options.find("UCI_Elo").uci_line() == \
         f"option name UCI_Elo type spin default {strength.ELO_MIN} min {strength.ELO_MIN} " \
         f"max {strength.ELO_MAX}"
-    assert strength.level_from_options({"UCI_LimitStrength": True, "UCI_Elo": strength.ELO_MAX,
-                                        "Skill Level": 20}) == strength.FULL_LEVEL
+    assert strength.level_for_game({"UCI_LimitStrength": True, "UCI_Elo": strength.ELO_MAX,
+                                    "Skill Level": 20}, random.Random(1)) == strength.FULL_LEVEL
 
 
 @pytest.mark.parametrize("name, value", [("UCI_Elo", str(strength.ELO_MIN - 1)),
@@ -58,12 +58,26 @@ def test_limit_strength_over_uci_plays_a_legal_move_and_rejects_a_bad_elo():
         assert [line for line in answered if line.startswith("info string")] == [
             f"info string error: option 'UCI_Elo' must be between {strength.ELO_MIN} and "
             f"{strength.ELO_MAX}, not 100"]
+        raw.send("setoption name UCI_Elo value 1600")
         raw.send("position startpos moves e2e4")
         raw.send("go wtime 1000 btime 1000")
-        move = raw.read_until("bestmove")[-1].split()[1]
+        answered = raw.read_until("bestmove")
+        move = answered[-1].split()[1]
         board = chess.Board()
         board.push_uci("e2e4")
         assert chess.Move.from_uci(move) in board.legal_moves
+        # The game's level is chosen once, said once, and chosen again for the next game.
+        chosen = [line for line in answered if "this game is played at" in line]
+        assert len(chosen) == 1 and chosen[0].startswith("info string UCI_Elo 1600: ")
+        board.push(chess.Move.from_uci(move))
+        board.push(next(iter(board.legal_moves)))
+        raw.send(f"position startpos moves {' '.join(m.uci() for m in board.move_stack)}")
+        raw.send("go wtime 1000 btime 1000")
+        assert not [line for line in raw.read_until("bestmove") if "this game is played" in line]
+        raw.send("ucinewgame")
+        raw.send("position startpos")
+        raw.send("go wtime 1000 btime 1000")
+        assert len([line for line in raw.read_until("bestmove") if "this game is played" in line]) == 1
     finally:
         raw.close()
 
@@ -83,14 +97,20 @@ def test_levels_search_more_and_choose_more_carefully_as_they_rise():
 
 def test_elo_maps_to_levels_monotonically_from_weakest_to_full():
     assert strength.ELO_MIN == strength.ELO_AT_LEVEL[0][1] and strength.ELO_AT_LEVEL[0][0] <= 5
-    assert strength.level_from_elo(strength.ELO_MAX) == strength.FULL_LEVEL
-    assert strength.ELO_AT_LEVEL[-1][0] == strength.FULL_LEVEL
+    assert strength.ELO_AT_LEVEL[-1] == (strength.FULL_LEVEL, strength.ELO_MAX)
+    levels = [level for level, _ in strength.ELO_AT_LEVEL]
     measured = [elo for _, elo in strength.ELO_AT_LEVEL]
+    assert levels == sorted(set(levels))
     assert measured == sorted(set(measured))  # a higher level is stronger, strictly
-    for level, elo in strength.ELO_AT_LEVEL:
-        assert strength.level_from_elo(elo) == pytest.approx(level)
-    levels = [strength.level_from_elo(elo) for elo in range(strength.ELO_MIN, strength.ELO_MAX + 1, 25)]
-    assert levels == sorted(levels)
+    # A higher UCI_Elo plays the stronger level more often.
+    rng = random.Random(3)
+    options = {"UCI_LimitStrength": True}
+    means = []
+    for elo in range(strength.ELO_MIN, strength.ELO_MAX + 1, 50):
+        options["UCI_Elo"] = elo
+        means.append(sum(strength.level_for_game(options, rng) for _ in range(200)) / 200)
+    assert all(later >= earlier - 0.5 for earlier, later in zip(means, means[1:]))
+    assert means[0] == strength.ELO_AT_LEVEL[0][0]
 
 
 def test_the_docs_print_the_mapping_and_the_readme_its_range():
@@ -104,34 +124,37 @@ def test_the_docs_print_the_mapping_and_the_readme_its_range():
 
 def test_limit_strength_overrides_skill_level():
     options = uci_options.defaults()
-    assert strength.level_from_options(options) == strength.FULL_LEVEL
+    rng = random.Random(5)
+    assert strength.level_for_game(options, rng) == strength.FULL_LEVEL
     options["Skill Level"] = 7
-    assert strength.level_from_options(options) == 7
+    assert strength.level_for_game(options, rng) == 7
     options["UCI_LimitStrength"] = True
     options["UCI_Elo"] = strength.ELO_MAX
-    assert strength.level_from_options(options) == strength.FULL_LEVEL
+    assert strength.level_for_game(options, rng) == strength.FULL_LEVEL
     level, elo = strength.ELO_AT_LEVEL[len(strength.ELO_AT_LEVEL) // 2]
     options["UCI_Elo"] = elo
-    assert strength.level_from_options(options) == pytest.approx(level)
+    assert strength.level_for_game(options, rng) == level
 
 
-
-def test_an_elo_between_two_measured_levels_plays_each_move_at_one_of_them():
+def test_an_elo_between_two_measured_levels_plays_each_game_at_one_of_them_for_an_even_score():
     (weaker, low_elo), (stronger, high_elo) = strength.ELO_AT_LEVEL[-3:-1]
     options = {**uci_options.defaults(), "UCI_LimitStrength": True}
     rng = random.Random(7)
-    for share in (0.25, 0.75):
-        options["UCI_Elo"] = round(low_elo + share * (high_elo - low_elo))
-        levels = [strength.level_for_move(options, rng) for _ in range(2000)]
+    for elo in (low_elo + (high_elo - low_elo) // 4, high_elo - (high_elo - low_elo) // 4):
+        options["UCI_Elo"] = elo
+        levels = [strength.level_for_game(options, rng) for _ in range(4000)]
         assert set(levels) == {weaker, stronger}
-        assert levels.count(stronger) / len(levels) == pytest.approx(share, abs=0.04)
-    options["UCI_Elo"] = high_elo  # a measured level is always itself
-    assert {strength.level_for_move(options, rng) for _ in range(50)} == {stronger}
-    # An unmeasured Skill Level is itself too: the mixture is UCI_Elo's only.
+        share = levels.count(stronger) / len(levels)
+        # The expected score of the games against a player of that Elo is even.
+        score = (share * strength.expected_score(high_elo, elo)
+                 + (1 - share) * strength.expected_score(low_elo, elo))
+        assert score == pytest.approx(0.5, abs=0.02)
+    # An unmeasured Skill Level is itself: the mixture is UCI_Elo's only.
     unmeasured = next(level for level in range(strength.FULL_LEVEL)
                       if level not in dict(strength.ELO_AT_LEVEL))
     options.update({"UCI_LimitStrength": False, "Skill Level": unmeasured})
-    assert {strength.level_for_move(options, rng) for _ in range(50)} == {unmeasured}
+    assert {strength.level_for_game(options, rng) for _ in range(50)} == {unmeasured}
+
 
 LINES = [strength.Line(50, [chess.Move.from_uci("e2e4")]), strength.Line(30, [chess.Move.from_uci("d2d4")]),
          strength.Line(-40, [chess.Move.from_uci("g1f3")]), strength.Line(-900, [chess.Move.from_uci("f2f3")])]
