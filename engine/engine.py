@@ -156,8 +156,9 @@ class Engine:
             self._set_evaluation(use_network, path)
         elif option.name == "UCI_Chess960":
             self.board = with_castling_notation(self.board, value)
-        elif option.name in ("UCI_LimitStrength", "UCI_Elo", "Skill Level"):
-            self._game_level = None
+        elif (option.name in ("UCI_LimitStrength", "UCI_Elo", "Skill Level")
+              and value != self.options[option.name]):
+            self._game_level = None  # (a GUI that sends the same value before each move keeps it)
         self.options[option.name] = value
 
     def _set_threads(self, threads: int) -> None:

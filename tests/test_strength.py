@@ -71,6 +71,7 @@ def test_limit_strength_over_uci_plays_a_legal_move_and_rejects_a_bad_elo():
         assert len(chosen) == 1 and chosen[0].startswith("info string UCI_Elo 1600: ")
         board.push(chess.Move.from_uci(move))
         board.push(next(iter(board.legal_moves)))
+        raw.send("setoption name UCI_Elo value 1600")  # the same value again: the same game
         raw.send(f"position startpos moves {' '.join(m.uci() for m in board.move_stack)}")
         raw.send("go wtime 1000 btime 1000")
         assert not [line for line in raw.read_until("bestmove") if "this game is played" in line]
