@@ -88,14 +88,21 @@ def level_for_game(options: dict, rng: random.Random) -> int:
     strength-levels.md)."""
     if not options.get("UCI_LimitStrength"):
         return round(options.get("Skill Level", FULL_LEVEL))
-    elo = min(max(options["UCI_Elo"], ELO_MIN), ELO_MAX)
+    weaker, stronger, share = levels_for_elo(options["UCI_Elo"])
+    return stronger if rng.random() < share else weaker
+
+
+def levels_for_elo(elo: int) -> tuple[int, int, float]:
+    """The measured levels just below and just above ``elo`` (both the same at a measured Elo), and
+    the share of its games that `level_for_game` plays at the stronger."""
+    elo = min(max(elo, ELO_MIN), ELO_MAX)
     elos = [e for _, e in ELO_AT_LEVEL]
     i = bisect.bisect_left(elos, elo)
     if elos[i] == elo:
-        return ELO_AT_LEVEL[i][0]
+        return ELO_AT_LEVEL[i][0], ELO_AT_LEVEL[i][0], 1.0
     (weaker, weaker_elo), (stronger, stronger_elo) = ELO_AT_LEVEL[i - 1], ELO_AT_LEVEL[i]
     low, high = expected_score(weaker_elo, elo), expected_score(stronger_elo, elo)
-    return stronger if rng.random() < (0.5 - low) / (high - low) else weaker
+    return weaker, stronger, (0.5 - low) / (high - low)
 
 
 def expected_score(elo: float, opponent: float) -> float:
