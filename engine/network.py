@@ -9,9 +9,11 @@ engine.evaluate.evaluate. `default_network()` is the network of `engine/weights/
 Architecture. The 768 inputs are the pieces seen from a *perspective*: for side S, S's pieces are
 colour 0 and the opponent's colour 1, and the board is flipped vertically when S is Black, so that
 every perspective sees itself as White: input = colour * 384 + piece (0 pawn .. 5 king) * 64 +
-square. One first layer W1 (768, H), b1 (H) is shared by both perspectives and gives two
-accumulators, `us` for the side to move and `them` for the other side. With the activation
-SCReLU(x) = clamp(x, 0, 1)^2,
+square. With king buckets (a weight file of N_BUCKETS * 768 rows), each perspective's inputs are
+moved by 768 times the bucket of its own king's square (KING_BUCKET, as that side sees the board):
+a first layer for a king at home, castled, or out in the field. One first layer W1 (768 or
+N_BUCKETS * 768, H), b1 (H) is shared by both perspectives and gives two accumulators, `us` for the
+side to move and `them` for the other side. With the activation SCReLU(x) = clamp(x, 0, 1)^2,
 
     out = (SCReLU(us) . W2[:H] + SCReLU(them) . W2[H:] + b2) * OUTPUT_SCALE   (centipawns).
 
@@ -52,6 +54,13 @@ OUTPUT_SCALE = 400
 FORMAT_VERSION = 1
 MAX_ACTIVE = 32  # inputs active at once: one per man on the board
 
+# The king buckets, by the square of a perspective's own king as that side sees the board (a1 = 0):
+# 0 castled (the first rank's files a-c and f-h), 1 at home (d1, e1), 2 the second and third
+# ranks, 3 further up (the endgame). Symmetric between the a- and h-files, as the trainer's
+# mirroring needs.
+N_BUCKETS = 4
+KING_BUCKET = np.array([0, 0, 0, 1, 1, 0, 0, 0] + [2] * 16 + [3] * 40, dtype=np.int64)
+
 NETWORK_FILE = Path(__file__).resolve().parent / "weights" / "network.npz"
 
 # The weight file's layout fields; a file whose values differ is refused.
@@ -75,6 +84,10 @@ class Parameters:
     def hidden(self) -> int:
         return self.b1.shape[0]
 
+    @property
+    def buckets(self) -> int:
+        return self.w1.shape[0] // N_INPUTS
+
 
 @dataclass(frozen=True, eq=False)
 class Network:
@@ -90,6 +103,10 @@ class Network:
     def hidden(self) -> int:
         return self.b1.shape[0]
 
+    @property
+    def buckets(self) -> int:
+        return self.w1.shape[0] // N_INPUTS
+
     def dequantised(self) -> Parameters:
         """The float parameters this network computes exactly (up to the final floor)."""
         return Parameters((self.w1 / QA).astype(np.float32), (self.b1 / QA).astype(np.float32),
@@ -99,9 +116,10 @@ class Network:
 def quantise(params: Parameters) -> Network:
     """Rounds float parameters to the kernel's integers; ValueError if one does not fit."""
     hidden = params.hidden
-    if params.w1.shape != (N_INPUTS, hidden) or params.w2.shape != (2 * hidden,):
-        raise ValueError(f"expected w1 ({N_INPUTS}, {hidden}) and w2 ({2 * hidden},), "
-                         f"not {params.w1.shape} and {params.w2.shape}")
+    if (params.w1.shape not in ((N_INPUTS, hidden), (N_BUCKETS * N_INPUTS, hidden))
+            or params.w2.shape != (2 * hidden,)):
+        raise ValueError(f"expected w1 ({N_INPUTS} or {N_BUCKETS * N_INPUTS}, {hidden}) and w2 "
+                         f"({2 * hidden},), not {params.w1.shape} and {params.w2.shape}")
 
     def rounded(values, scale: float, limit: int, name: str) -> np.ndarray:
         q = np.rint(np.asarray(values, dtype=np.float64) * scale)
@@ -121,6 +139,7 @@ def save_network(params: Parameters, path: str | Path = NETWORK_FILE) -> Network
     network = quantise(params)
     np.savez_compressed(path, w1=network.w1, b1=network.b1, w2=network.w2,
                         b2=np.array(network.b2, dtype=np.int32), hidden=np.int64(network.hidden),
+                        buckets=np.int64(network.buckets),
                         **{name: np.int64(value) for name, value in _LAYOUT.items()})
     return network
 
@@ -144,7 +163,10 @@ def load_network(path: str | Path = NETWORK_FILE) -> Network:
         if arrays[name].shape != () or int(arrays[name]) != value:
             raise ValueError(f"{path}: {name} is {arrays[name]}, this network's is {value}")
     hidden = int(arrays["hidden"])
-    expected = {"w1": (np.int16, (N_INPUTS, hidden)), "b1": (np.int16, (hidden,)),
+    buckets = int(arrays["buckets"]) if "buckets" in arrays else 1  # files before king buckets
+    if buckets not in (1, N_BUCKETS):
+        raise ValueError(f"{path}: {buckets} king buckets, this network has 1 or {N_BUCKETS}")
+    expected = {"w1": (np.int16, (buckets * N_INPUTS, hidden)), "b1": (np.int16, (hidden,)),
                 "w2": (np.int16, (2 * hidden,)), "b2": (np.int32, ())}
     for name, (dtype, shape) in expected.items():
         if arrays[name].dtype != dtype or arrays[name].shape != shape:
@@ -170,10 +192,37 @@ def default_network() -> Network:
 
 @njit(cache=True, nogil=True, inline="always")
 def _feature(piece_index, square, white_piece, white_view):
-    """The input of a piece (0 pawn .. 5 king) of one colour on ``square``, seen from one side."""
+    """The input of a piece (0 pawn .. 5 king) of one colour on ``square``, seen from one side
+    (before its king bucket's offset)."""
     if white_view:
         return (0 if white_piece else 384) + piece_index * 64 + square
     return (384 if white_piece else 0) + piece_index * 64 + (square ^ 56)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _bucket_offset(own_king, white_view, w1):
+    """The first row of the king bucket of a perspective whose own king is the bitboard
+    ``own_king``: 0 for a network without buckets (768 rows)."""
+    if w1.shape[0] == N_INPUTS or own_king == 0:
+        return 0
+    square = lsb(own_king)
+    return KING_BUCKET[square if white_view else square ^ 56] * N_INPUTS
+
+
+@njit(cache=True, nogil=True)
+def _add_men(acc, view, pieces, white, w1, offset, sign):
+    """Adds ``sign`` times the rows of every man of a position to ``acc[view]`` (0 White's
+    perspective, 1 Black's), its rows starting at ``offset`` (the perspective's king bucket)."""
+    hidden = acc.shape[1]
+    for pt in range(6):
+        for white_piece in (True, False):
+            bb = pieces[pt] & (white if white_piece else ~white)
+            while bb:
+                sq = lsb(bb)
+                bb &= bb - U1
+                row = offset + _feature(pt, sq, white_piece, view == 0)
+                for j in range(hidden):
+                    acc[view, j] += sign * w1[row, j]
 
 
 @njit(cache=True, nogil=True)
@@ -186,29 +235,31 @@ def _refresh(acc, pawns, knights, bishops, rooks, queens, kings, white, w1, b1):
         acc[0, j] = b1[j]
         acc[1, j] = b1[j]
     pieces = (pawns, knights, bishops, rooks, queens, kings)
-    for pt in range(6):
-        for white_piece in (True, False):
-            bb = pieces[pt] & (white if white_piece else ~white)
-            while bb:
-                sq = lsb(bb)
-                bb &= bb - U1
-                row_white = _feature(pt, sq, white_piece, True)
-                row_black = _feature(pt, sq, white_piece, False)
-                for j in range(hidden):
-                    acc[0, j] += w1[row_white, j]
-                    acc[1, j] += w1[row_black, j]
+    _add_men(acc, 0, pieces, white, w1, _bucket_offset(kings & white, True, w1), 1)
+    _add_men(acc, 1, pieces, white, w1, _bucket_offset(kings & ~white, False, w1), 1)
 
 
 @njit(cache=True, nogil=True)
 def update(parent, acc, before, white_before, after, white_after, w1):
     """``acc`` = the first layer after a move (or a null move): ``parent``'s, less the rows of the
     men that left a square, plus those of the men that arrived (a move changes two to four);
-    ``before`` and ``after`` are the six piece boards of the two positions. Equal to `refresh` of
-    the new position, for any move."""
+    ``before`` and ``after`` are the six piece boards of the two positions. A perspective whose
+    king moved to another bucket swaps all its rows instead (every input moved). Equal to
+    `refresh` of the new position, for any move."""
     hidden = acc.shape[1]
     for j in range(hidden):
         acc[0, j] = parent[0, j]
         acc[1, j] = parent[1, j]
+    white_from = _bucket_offset(before[5] & white_before, True, w1)
+    white_to = _bucket_offset(after[5] & white_after, True, w1)
+    black_from = _bucket_offset(before[5] & ~white_before, False, w1)
+    black_to = _bucket_offset(after[5] & ~white_after, False, w1)
+    if white_from != white_to:
+        _add_men(acc, 0, before, white_before, w1, white_from, -1)
+        _add_men(acc, 0, after, white_after, w1, white_to, 1)
+    if black_from != black_to:
+        _add_men(acc, 1, before, white_before, w1, black_from, -1)
+        _add_men(acc, 1, after, white_after, w1, black_to, 1)
     for pt in range(6):
         for white_piece in (True, False):
             old = before[pt] & (white_before if white_piece else ~white_before)
@@ -218,11 +269,14 @@ def update(parent, acc, before, white_before, after, white_after, w1):
                 sq = lsb(changed)
                 changed &= changed - U1
                 sign = 1 if new & (U1 << np.uint64(sq)) else -1
-                row_white = _feature(pt, sq, white_piece, True)
-                row_black = _feature(pt, sq, white_piece, False)
-                for j in range(hidden):
-                    acc[0, j] += sign * w1[row_white, j]
-                    acc[1, j] += sign * w1[row_black, j]
+                if white_from == white_to:
+                    row = white_to + _feature(pt, sq, white_piece, True)
+                    for j in range(hidden):
+                        acc[0, j] += sign * w1[row, j]
+                if black_from == black_to:
+                    row = black_to + _feature(pt, sq, white_piece, False)
+                    for j in range(hidden):
+                        acc[1, j] += sign * w1[row, j]
 
 
 @njit(cache=True, nogil=True)
@@ -292,12 +346,17 @@ def evaluator(path: str | Path = NETWORK_FILE) -> NetworkEvaluation:
     return NetworkEvaluation(default_network() if Path(path) == NETWORK_FILE else load_network(path))
 
 
-def features(board: chess.BaseBoard, perspective: chess.Color) -> np.ndarray:
-    """The active inputs of ``board`` seen from ``perspective``, ascending (int64)."""
+def features(board: chess.BaseBoard, perspective: chess.Color, buckets: int = 1) -> np.ndarray:
+    """The active inputs of ``board`` seen from ``perspective``, ascending (int64), for a network
+    of ``buckets`` king buckets (1 or N_BUCKETS)."""
     active = []
+    king = board.king(perspective)
+    offset = 0
+    if buckets > 1 and king is not None:
+        offset = int(KING_BUCKET[king if perspective == chess.WHITE else king ^ 56]) * N_INPUTS
     for piece_type in chess.PIECE_TYPES:
         for colour in chess.COLORS:
-            base = (0 if colour == perspective else 384) + (piece_type - 1) * 64
+            base = offset + (0 if colour == perspective else 384) + (piece_type - 1) * 64
             for sq in chess.SquareSet(board.pieces_mask(piece_type, colour)):
                 active.append(base + (sq if perspective == chess.WHITE else sq ^ 56))
     return np.array(sorted(active), dtype=np.int64)
@@ -310,8 +369,8 @@ def screlu(x: np.ndarray) -> np.ndarray:
 def float_evaluate(board: chess.Board, params: Parameters) -> float:
     """The float network's output in centipawns (side to move's view, not clamped): the
     reference the quantised kernel approximates."""
-    us = params.b1 + params.w1[features(board, board.turn)].sum(axis=0)
-    them = params.b1 + params.w1[features(board, not board.turn)].sum(axis=0)
+    us = params.b1 + params.w1[features(board, board.turn, params.buckets)].sum(axis=0)
+    them = params.b1 + params.w1[features(board, not board.turn, params.buckets)].sum(axis=0)
     hidden = params.hidden
     out = screlu(us) @ params.w2[:hidden] + screlu(them) @ params.w2[hidden:] + params.b2
     return float(out) * OUTPUT_SCALE

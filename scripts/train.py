@@ -51,8 +51,10 @@ import chunks  # noqa: E402
 from dataset import cache_path, read_samples  # noqa: E402
 from tune import fit_scale, sigmoid, split, targets  # noqa: E402
 
-CACHE_VERSION = 1
-PAD = nn.N_INPUTS  # the index lists are padded with this input, which has no weights
+CACHE_VERSION = 2
+# The index lists are padded with this input, which has no weights in any layout: 768 rows, or
+# with king buckets the 768 shared rows and N_BUCKETS * 768 bucket rows of the factorised layer.
+PAD = nn.N_INPUTS * (1 + nn.N_BUCKETS)
 QUANTISED_SAMPLE = 5000
 
 # Limits that keep every parameter representable once quantised.
@@ -64,8 +66,8 @@ LIMITS = {"w1": np.iinfo(np.int16).max / nn.QA, "b1": np.iinfo(np.int16).max / n
 class Positions:
     """Positions as the network sees them, everything from the side to move's point of view."""
 
-    us: np.ndarray  # int16 (n, 32): active inputs of the side to move's perspective, PAD-padded
-    them: np.ndarray  # int16 (n, 32): ... of the other side's perspective
+    us: np.ndarray  # int16 (n, 32, or 64 with buckets): the side to move's active inputs, PAD-padded
+    them: np.ndarray  # int16 (n, 32 or 64): ... of the other side's perspective
     score: np.ndarray  # float32 (n,): the teacher's centipawns
     result: np.ndarray  # float32 (n,): 1 won, 0.5 drawn, 0 lost
     source: np.ndarray  # int32 (n,): which file, in file order (see tune.split)
@@ -88,9 +90,10 @@ for _code, _symbol in enumerate("PNBRQKpnbrqk", start=1):
     _PIECE_CODE[ord(_symbol)] = _code
 
 
-def encode(board_fields: list[str], white_to_move: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The (us, them) index lists of positions given by their FEN board fields: int16, one row of
-    MAX_ACTIVE a position, padded with PAD."""
+def encode(board_fields: list[str], white_to_move: np.ndarray,
+           buckets: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """The (us, them) index lists of positions given by their FEN board fields (see
+    index_lists)."""
     spelt = [field.translate(_SPELL_OUT) for field in board_fields]
     for field, squares in zip(board_fields, spelt):
         if len(squares) != 64:
@@ -100,12 +103,20 @@ def encode(board_fields: list[str], white_to_move: np.ndarray) -> tuple[np.ndarr
         raise ValueError("a FEN board holds an unknown piece letter")
     # The string runs a8..h1: reversing its ranks gives square order a1..h8.
     codes = codes.reshape(len(spelt), 8, 8)[:, ::-1, :].reshape(len(spelt), 64)
-    return index_lists(codes, np.asarray(white_to_move, dtype=bool))
+    return index_lists(codes, np.asarray(white_to_move, dtype=bool), buckets)
 
 
-def index_lists(codes: np.ndarray, white_to_move: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def index_lists(codes: np.ndarray, white_to_move: np.ndarray,
+                buckets: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """The (us, them) index lists of positions given square by square (``codes`` (n, 64), a1
-    first: 0 empty, 1..6 White's pawn..king, 7..12 Black's): int16, MAX_ACTIVE a row, PAD-padded."""
+    first: 0 empty, 1..6 White's pawn..king, 7..12 Black's): int16, MAX_ACTIVE a row, PAD-padded.
+
+    With king buckets (``buckets`` N_BUCKETS) the first layer trains factorised: each man is
+    listed twice, as its shared input (0..767, seen in every bucket) in the first MAX_ACTIVE
+    slots and as its input in its perspective's bucket (768 + bucket * 768 + input) in the next;
+    `fold` adds the shared rows into every bucket's for the engine's layout. The shared rows let
+    what a man is worth anywhere be learnt from every position, and a bucket learn only how its
+    king's square changes that."""
     n = len(codes)
     rows, square = np.nonzero(codes)
     piece = codes[rows, square].astype(np.int64) - 1
@@ -118,17 +129,28 @@ def index_lists(codes: np.ndarray, white_to_move: np.ndarray) -> tuple[np.ndarra
         raise ValueError(f"a position has more than {nn.MAX_ACTIVE} men")
     slot = np.arange(len(rows)) - (np.cumsum(counts) - counts)[rows]
     stm_white = white_to_move[rows]
-    us = np.full((n, nn.MAX_ACTIVE), PAD, dtype=np.int16)
-    them = np.full((n, nn.MAX_ACTIVE), PAD, dtype=np.int16)
+    width = nn.MAX_ACTIVE if buckets == 1 else 2 * nn.MAX_ACTIVE
+    us = np.full((n, width), PAD, dtype=np.int16)
+    them = np.full((n, width), PAD, dtype=np.int16)
     us[rows, slot] = np.where(stm_white, white_view, black_view)
     them[rows, slot] = np.where(stm_white, black_view, white_view)
+    if buckets > 1:
+        # Each perspective's bucket, from its own king's square as it sees the board.
+        white_king = np.argmax(codes == 6, axis=1)
+        black_king = np.argmax(codes == 12, axis=1) ^ 56
+        white_rows = (1 + nn.KING_BUCKET[white_king]) * nn.N_INPUTS
+        black_rows = (1 + nn.KING_BUCKET[black_king]) * nn.N_INPUTS
+        own, other = np.where(stm_white, white_rows[rows], black_rows[rows]), np.where(
+            stm_white, black_rows[rows], white_rows[rows])
+        us[rows, nn.MAX_ACTIVE + slot] = us[rows, slot] + own
+        them[rows, nn.MAX_ACTIVE + slot] = them[rows, slot] + other
     return us, them
 
 
-def positions_from_records(records: np.ndarray, source: int = 0) -> Positions:
+def positions_from_records(records: np.ndarray, source: int = 0, buckets: int = 1) -> Positions:
     """Chunk records (scripts/chunks.py) as the network sees them (side to move's view)."""
     stm_white = (records["flags"] & 1).astype(bool)
-    us, them = index_lists(chunks.piece_codes(records), stm_white)
+    us, them = index_lists(chunks.piece_codes(records), stm_white, buckets)
     white_score = records["score"].astype(np.float32)
     white_result = records["result"].astype(np.float32) / 2
     return Positions(us, them, np.where(stm_white, white_score, -white_score),
@@ -141,10 +163,11 @@ class ChunkStream:
     positions shuffled together and cut into batches (chunks are about 20,000 positions, so the
     default buffer mixes some 160,000 positions from 8 random chunks)."""
 
-    def __init__(self, paths: list[Path], buffer: int = 8) -> None:
+    def __init__(self, paths: list[Path], buffer: int = 8, buckets: int = 1) -> None:
         self.paths = list(paths)
         self.counts = [chunks.read_header(path)[0]["count"] for path in self.paths]
         self.buffer = buffer
+        self.buckets = buckets
 
     def __len__(self) -> int:
         return sum(self.counts)
@@ -153,7 +176,7 @@ class ChunkStream:
         order = rng.permutation(len(self.paths))
         carry: Positions | None = None
         for start in range(0, len(order), self.buffer):
-            parts = [positions_from_records(chunks.read_chunk(self.paths[i]), int(i))
+            parts = [positions_from_records(chunks.read_chunk(self.paths[i]), int(i), self.buckets)
                      for i in order[start:start + self.buffer]]
             if carry is not None:
                 parts.append(carry)
@@ -172,7 +195,7 @@ class ChunkStream:
         for i, path in enumerate(self.paths):
             if limit is not None and count >= limit:
                 break
-            part = positions_from_records(chunks.read_chunk(path), i)
+            part = positions_from_records(chunks.read_chunk(path), i, self.buckets)
             if limit is not None:
                 part = part.take(slice(0, limit - count))
             parts.append(part)
@@ -213,10 +236,11 @@ def chunk_split(paths: list[Path], share: float,
     return [p for p in paths if p not in held_out], valid
 
 
-def build_positions(paths: list[Path], limit: int | None = None, chunk: int = 100_000) -> Positions:
+def build_positions(paths: list[Path], limit: int | None = None, chunk: int = 100_000,
+                    buckets: int = 1) -> Positions:
     """Reads samples and encodes them (cached beside the first file, keyed by the files' sizes
     and times, the limit and the encoding's version)."""
-    cache = cache_path(paths, f"{limit}-{CACHE_VERSION}-{nn.N_INPUTS}", "net.npz")
+    cache = cache_path(paths, f"{limit}-{CACHE_VERSION}-{nn.N_INPUTS}-{buckets}", "net.npz")
     if cache.exists():
         with np.load(cache) as data:
             return Positions(data["us"], data["them"], data["score"], data["result"], data["source"])
@@ -228,7 +252,7 @@ def build_positions(paths: list[Path], limit: int | None = None, chunk: int = 10
     def encode_part(fields: list[str], white: list[bool], score: list[int], result: list[float],
                     source: list[int]) -> None:
         stm_white = np.array(white, dtype=bool)
-        us, them = encode(fields, stm_white)
+        us, them = encode(fields, stm_white, buckets)
         white_score = np.array(score, dtype=np.float32)
         white_result = np.array(result, dtype=np.float32)
         parts.append(Positions(us, them, np.where(stm_white, white_score, -white_score),
@@ -263,7 +287,8 @@ def board_of(us: np.ndarray) -> chess.Board:
     """A board with White to move whose White perspective is the index list ``us``: the position
     as its side to move sees it, which the network scores exactly as the original."""
     board = chess.Board(None)
-    board.set_piece_map({int(i) % 64: chess.Piece(int(i) // 64 % 6 + 1, int(i) < 384)
+    # A factorised list names each man twice (shared and bucket input): the same square.
+    board.set_piece_map({int(i) % 64: chess.Piece(int(i) // 64 % 6 + 1, int(i) % nn.N_INPUTS < 384)
                          for i in us if i != PAD})
     return board
 
@@ -273,29 +298,45 @@ def board_of(us: np.ndarray) -> chess.Board:
 # ---------------------------------------------------------------------------
 
 
-def initialise(hidden: int, seed: int) -> nn.Parameters:
-    """Kaiming-like random weights (for the 768 inputs, then the 2H activations), zero biases."""
+def initialise(hidden: int, seed: int, buckets: int = 1) -> nn.Parameters:
+    """Kaiming-like random weights (for the 768 inputs, then the 2H activations), zero biases;
+    with king buckets, the factorised first layer's bucket rows start at zero (see index_lists)."""
     rng = np.random.default_rng(seed)
-    return nn.Parameters(rng.normal(0, np.sqrt(2 / nn.N_INPUTS), (nn.N_INPUTS, hidden)).astype(np.float32),
-                         np.zeros(hidden, dtype=np.float32),
+    shared = rng.normal(0, np.sqrt(2 / nn.N_INPUTS), (nn.N_INPUTS, hidden)).astype(np.float32)
+    w1 = shared if buckets == 1 else np.concatenate(
+        [shared, np.zeros((buckets * nn.N_INPUTS, hidden), dtype=np.float32)])
+    return nn.Parameters(w1, np.zeros(hidden, dtype=np.float32),
                          rng.normal(0, np.sqrt(1 / (2 * hidden)), 2 * hidden).astype(np.float32),
                          0.0)
 
 
-class DenseInputs:
-    """A dense 0/1 input matrix reused batch after batch: rows [0, b) hold the batch's `us`
-    perspectives, rows [b, 2b) its `them` ones. Column PAD absorbs the padding and is left out of
-    the products. The reference the sparse kernels are tested against; training does not use it."""
+def fold(params: nn.Parameters) -> nn.Parameters:
+    """The engine's layout of trained parameters: a factorised first layer (shared rows, then
+    each bucket's) becomes each bucket's rows plus the shared ones; other layouts are unchanged."""
+    rows = params.w1.shape[0]
+    if rows == nn.N_INPUTS:
+        return params
+    shared, buckets = params.w1[:nn.N_INPUTS], params.w1[nn.N_INPUTS:]
+    w1 = (buckets.reshape(-1, nn.N_INPUTS, params.hidden) + shared).reshape(-1, params.hidden)
+    return nn.Parameters(np.ascontiguousarray(w1, dtype=np.float32), params.b1, params.w2, params.b2)
 
-    def __init__(self, batch: int) -> None:
-        self.x = np.zeros((2 * batch, nn.N_INPUTS + 1), dtype=np.float32)
+
+class DenseInputs:
+    """A dense 0/1 input matrix of ``inputs`` columns (the first layer's rows) reused batch after
+    batch: rows [0, b) hold the batch's `us` perspectives, rows [b, 2b) its `them` ones. Column PAD
+    absorbs the padding and is left out of the products. The reference the sparse kernels are
+    tested against; training does not use it."""
+
+    def __init__(self, batch: int, inputs: int = nn.N_INPUTS) -> None:
+        self.x = np.zeros((2 * batch, PAD + 1), dtype=np.float32)
+        self.inputs = inputs
         self.ones = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
 
     def fill(self, us: np.ndarray, them: np.ndarray) -> np.ndarray:
         self.x[self.ones] = 0
         self.ones = (np.arange(2 * len(us))[:, None], np.concatenate([us, them]))
         self.x[self.ones] = 1
-        return self.x[:2 * len(us), :nn.N_INPUTS]
+        return self.x[:2 * len(us), :self.inputs]
 
 
 # The sparse first layer: numba kernels over the index lists, parallel over both cores. A batch's
@@ -428,7 +469,7 @@ def sparse_gradients(params: nn.Parameters, us: np.ndarray, them: np.ndarray, ta
     error = p - target
     d_out = ((2 / b) * error * p * (1 - p) * k).astype(acc.dtype)
     threads = numba.get_num_threads()
-    g_w1 = np.zeros((threads, nn.N_INPUTS, params.hidden), dtype=acc.dtype)
+    g_w1 = np.zeros((threads, params.w1.shape[0], params.hidden), dtype=acc.dtype)
     g_b1 = np.zeros((threads, params.hidden), dtype=acc.dtype)
     g_w2 = np.zeros((threads, 2 * params.hidden), dtype=acc.dtype)
     _backward_kernel(np.ascontiguousarray(params.w2, dtype=acc.dtype), index, acc, d_out, g_w1, g_b1, g_w2)
@@ -576,10 +617,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--result-share", type=float, default=0.0,
                         help="lambda: the target's share of the game result; the rest is the "
                              "teacher's score (default 0: learn the teacher's scores only)")
+    parser.add_argument("--king-buckets", action="store_true",
+                        help=f"a first layer for each of the {nn.N_BUCKETS} king buckets of "
+                             "engine/network.py (trained factorised)")
     parser.add_argument("--no-mirror", dest="mirror", action="store_false",
                         help="do not mirror half of each batch a-file to h-file")
     parser.add_argument("--seed", type=int, default=1, help="seeds the initial weights and the batches")
     args = parser.parse_args(argv)
+    buckets = nn.N_BUCKETS if args.king_buckets else 1
 
     started = time.monotonic()
     # Flushed line by line, so that a run logging to a file can be followed.
@@ -593,14 +638,14 @@ def main(argv: list[str] | None = None) -> None:
             train_paths, valid_paths = chunk_split(files, args.validation, args.valid_limit)
         except ValueError as error:
             parser.error(f"{', '.join(map(str, paths))}: {error}")
-        stream = ChunkStream(train_paths)
-        valid = ChunkStream(valid_paths).load(args.valid_limit)
+        stream = ChunkStream(train_paths, buckets=buckets)
+        valid = ChunkStream(valid_paths, buckets=buckets).load(args.valid_limit)
         log(f"{len(stream):,} training positions in {len(train_paths)} chunks, {len(valid):,} "
             f"validation positions from {len(valid_paths)} ({time.monotonic() - started:.0f} s)")
         sample = ChunkStream(train_paths[:: max(1, len(train_paths) // 20)]).load(200_000)
         teacher_scale = fit_scale(sample.score, sample.result)
     else:
-        data = build_positions(paths, args.limit)
+        data = build_positions(paths, args.limit, buckets=buckets)
         train, valid = split(data, args.validation)
         if not len(train) or not len(valid):
             parser.error(f"{len(data)} positions are too few to hold out whole games for validation")
@@ -609,8 +654,8 @@ def main(argv: list[str] | None = None) -> None:
         teacher_scale = fit_scale(train.score, train.result)
     valid_target = targets(valid, teacher_scale, args.result_share)
     log(f"teacher scale K_t = {teacher_scale:.4f}; lambda = {args.result_share}; "
-        f"H = {args.hidden}; mirrored batches: {args.mirror}")
-    params = initialise(args.hidden, args.seed)
+        f"H = {args.hidden}; king buckets: {buckets}; mirrored batches: {args.mirror}")
+    params = initialise(args.hidden, args.seed, buckets)
     log(f"start      validation {loss(params, valid, valid_target, teacher_scale):.6f}")
     if files is not None:
         params = fit_stream(stream, params, teacher_scale, args.result_share,
@@ -622,7 +667,7 @@ def main(argv: list[str] | None = None) -> None:
         params = fit(train, train_target, params, teacher_scale, epochs=args.epochs or 10,
                      batch=args.batch or 4096, lr=args.lr, valid=valid, valid_target=valid_target,
                      mirror=args.mirror, seed=args.seed, log=log)
-    network = nn.save_network(params, args.out)
+    network = nn.save_network(fold(params), args.out)
     sample = np.sort(np.random.default_rng(args.seed).permutation(len(valid))[:QUANTISED_SAMPLE])
     float_loss, kernel_loss = quantised_losses(params, network, valid.take(sample),
                                                valid_target[sample], teacher_scale)

@@ -196,6 +196,16 @@ def test_kernel_without_pruning_is_plain_negamax_with_the_network_evaluating() -
         assert agrees_with_negamax(board, 2, evaluation), board.fen()
 
 
+def test_kernel_without_pruning_is_plain_negamax_with_a_king_bucket_network_evaluating() -> None:
+    # Endings let the kings walk across buckets inside the tree.
+    from test_network_buckets import bucketed_parameters
+
+    evaluation = network.NetworkEvaluation(network.quantise(bucketed_parameters(16, seed=1)))
+    for board in (positions_along_random_games(10, seed=32) + chess960_positions(2, seed=32)
+                  + [chess.Board(fen) for fen in ENDINGS]):
+        assert agrees_with_negamax(board, 2, evaluation), board.fen()
+
+
 def test_the_oracle_sees_pruning_switched_on() -> None:
     # The oracle can fail: with the pruning of a real search the kernel's scores differ from
     # plain negamax's in some of these positions.
