@@ -140,8 +140,8 @@ def index_lists(codes: np.ndarray, white_to_move: np.ndarray,
         black_king = np.argmax(codes == 12, axis=1) ^ 56
         white_rows = (1 + nn.KING_BUCKET[white_king]) * nn.N_INPUTS
         black_rows = (1 + nn.KING_BUCKET[black_king]) * nn.N_INPUTS
-        own, other = np.where(stm_white, white_rows[rows], black_rows[rows]), np.where(
-            stm_white, black_rows[rows], white_rows[rows])
+        own = np.where(stm_white, white_rows[rows], black_rows[rows])
+        other = np.where(stm_white, black_rows[rows], white_rows[rows])
         us[rows, nn.MAX_ACTIVE + slot] = us[rows, slot] + own
         them[rows, nn.MAX_ACTIVE + slot] = them[rows, slot] + other
     return us, them
