@@ -199,9 +199,9 @@ def test_kernel_without_pruning_is_plain_negamax_with_the_network_evaluating() -
 def test_kernel_without_pruning_is_plain_negamax_with_a_king_bucket_network_evaluating() -> None:
     # Endings let the kings walk across buckets inside the tree. (With the network of seed 8, one
     # of these positions, 7k/p6p/4Npp1/P7/1p1bP2P/8/8/7K w, differs from negamax at depth 2, and
-    # agrees once the kernel's table probes are switched off: the table carries a result between
-    # quiescence plies that search different moves (quiet checks at the first only). The first
-    # layers along that tree all equal fresh ones.)
+    # agrees once the kernel's table probes are switched off: a result carried by the table,
+    # likely between quiescence plies that search different moves (quiet checks at the first
+    # only). The first layers along that tree all equal fresh ones.)
     from test_network_buckets import bucketed_parameters
 
     evaluation = network.NetworkEvaluation(network.quantise(bucketed_parameters(16, seed=1)))
