@@ -30,6 +30,10 @@ if TYPE_CHECKING:
     from engine.tt import TranspositionTable
 
 
+# The options that act on the search's objects (its table, evaluation, helper processes).
+NEED_THE_SEARCH = ("Hash", "Threads", "Use NNUE", "EvalFile")
+
+
 class Listener(Protocol):
     """Where the engine reports: the UCI layer formats these as `info` / `bestmove` lines."""
 
@@ -69,6 +73,8 @@ class Engine:
         self.tt: TranspositionTable | None = None
         self.helpers: HelperPool | None = None
         self._loaded = threading.Event()
+        self._setup_lock = threading.Lock()  # the loader's set-up against options set meanwhile
+        self._deferred: list[tuple[str, object]] = []  # evaluation options set during the load
         self._load_error: str | None = None
         self._thread: threading.Thread | None = None
         self._release = threading.Event()  # lets a finished infinite/ponder search print bestmove
@@ -85,25 +91,51 @@ class Engine:
             from engine.search import Search
             from engine.tt import TranspositionTable
 
-            self.tt = TranspositionTable(self.options["Hash"])
-            self._search = Search(self.tt)
-            if self.options["Use NNUE"]:
-                from engine import network
-
-                self._search.evaluate = network.evaluator(self._network_path(self.options["EvalFile"]))
+            # The options that need the search may have been set while it compiled: they were
+            # only recorded (set_option), and are applied here, under the lock set_option takes.
+            with self._setup_lock:
+                self.tt = TranspositionTable(self.options["Hash"])
+                self._search = Search(self.tt)
+                self._apply_deferred_options()
+                self._loaded.set()
         except Exception as error:  # reported on `isready`/`go`; the engine still answers
             self._load_error = f"{type(error).__name__}: {error}"
         finally:
             self._loaded.set()
 
-    def wait_ready(self) -> None:
-        """Returns once the evaluation is compiled and the search exists (for `isready`), and
-        the helper processes of `Threads` have started."""
-        self._loaded.wait()
+    def _apply_deferred_options(self) -> None:
+        """Applies what was set during the load, in order, as set_option would have: an unusable
+        network file is reported and the evaluation before it kept."""
+        if self.options["Use NNUE"]:
+            self._set_evaluation(True, self.options["EvalFile"])
+        for name, value in self._deferred:
+            use_network = value if name == "Use NNUE" else self.options["Use NNUE"]
+            path = value if name == "EvalFile" else self.options["EvalFile"]
+            try:
+                self._set_evaluation(use_network, path)
+            except uci_options.OptionError as error:
+                self.listener.on_message(f"error: {error}")
+                continue
+            self.options[name] = value
+        self._deferred.clear()
+        if self.options["Threads"] > 1:
+            threads, self.options["Threads"] = self.options["Threads"], 1
+            try:
+                self._set_threads(threads)
+                self.options["Threads"] = threads
+            except uci_options.OptionError as error:
+                self.listener.on_message(f"error: {error}")
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """Waits until the evaluation is compiled and the search exists, and the helper processes
+        of `Threads` have started; or for at most ``timeout`` seconds: whether it is ready."""
+        if not self._loaded.wait(timeout):
+            return False
         if self._load_error:
             self.listener.on_message(f"error loading the search: {self._load_error}")
         if self.helpers is not None:
             self.helpers.wait_ready()
+        return True
 
     # ------------------------------------------------------------------ game state and options
 
@@ -130,10 +162,21 @@ class Engine:
         option = uci_options.find(name)
         value = option.parse(raw_value)
         self.stop()
+        if option.name in NEED_THE_SEARCH and not self._loaded.is_set():
+            with self._setup_lock:
+                if not self._loaded.is_set():
+                    # Still compiling (a first start): the loader applies it, so that `setoption`
+                    # and the `isready` after it are answered at once.
+                    if option.name in ("Hash", "Threads"):
+                        self.options[option.name] = value
+                    else:  # a network file is checked when it is loaded
+                        self._deferred.append((option.name, value))
+                    return
         if option.name == "Clear Hash":
             self.new_game()
             return
         if option.name == "Threads":
+            self.wait_ready()
             self._set_threads(value)
         elif option.name == "Hash":
             self.wait_ready()
@@ -153,7 +196,9 @@ class Engine:
         elif option.name in ("Use NNUE", "EvalFile"):
             use_network = value if option.name == "Use NNUE" else self.options["Use NNUE"]
             path = value if option.name == "EvalFile" else self.options["EvalFile"]
+            self.wait_ready()
             self._set_evaluation(use_network, path)
+            self.new_game()  # the table's scores are the other evaluation's
         elif option.name == "UCI_Chess960":
             self.board = with_castling_notation(self.board, value)
         elif (option.name in ("UCI_LimitStrength", "UCI_Elo", "Skill Level")
@@ -164,7 +209,6 @@ class Engine:
     def _set_threads(self, threads: int) -> None:
         """Threads - 1 helper processes (engine/smp.py) and the main search share the table,
         which moves into shared memory (emptied, as a resize empties it)."""
-        self.wait_ready()
         if self._search is None:
             return
         self._stop_helpers()
@@ -185,7 +229,6 @@ class Engine:
     def _set_evaluation(self, use_network: bool, path: str) -> None:
         """The classical evaluation, or the network in ``path`` (the shipped one if empty), for
         the main search and its helpers; OptionError (and no change) if the file is unusable."""
-        self.wait_ready()
         search = self._search
         if search is None:
             return
@@ -205,7 +248,6 @@ class Engine:
             search.evaluate = classical_evaluate
         if self.helpers is not None:
             self.helpers.set_evaluation(network_path)
-        self.new_game()  # the table's scores are the other evaluation's
 
     @staticmethod
     def _network_path(eval_file: str) -> str:

@@ -20,6 +20,7 @@ from engine.options import OPTIONS, OptionError
 from engine.score import MATE, MATE_BOUND
 from engine.timeman import Limits
 
+READY_WAIT = 1.5  # seconds `isready` waits for the search to load before it answers anyway
 GO_INTEGER_PARAMETERS = ("wtime", "btime", "winc", "binc", "movestogo", "movetime",
                          "depth", "nodes", "mate", "perft")
 GO_TIME_PARAMETERS = ("wtime", "btime", "winc", "binc", "movetime")
@@ -243,7 +244,12 @@ class UciProtocol:
         self.send("uciok")
 
     def cmd_isready(self, args: list[str]) -> None:
-        self.engine.wait_ready()
+        # Loaded from numba's cache the search is ready in about a second; compiled into an empty
+        # one it takes half a minute or more, longer than GUIs wait for `readyok` (Cute Chess:
+        # 15 s). The answer never waits that long: a `go` meanwhile waits within its own clock.
+        if not self.engine.wait_ready(timeout=READY_WAIT):
+            self.on_message("the search is still being compiled (a first start with an empty "
+                            "kernel cache): a move asked for meanwhile waits within its clock")
         self.send("readyok")
 
     def cmd_debug(self, args: list[str]) -> None:
