@@ -17,7 +17,9 @@ A record is one position with its labels (little-endian, no padding):
     key        uint64    engine.zobrist's key of the position (deduplication)
     score      int16     the teacher's score in centipawns, White's point of view
     result     uint8     the game's result for White: 0 lost, 1 drawn, 2 won
-    flags      uint8     bit 0 White to move; bits 1..4 castling rights K, Q, k, q
+    flags      uint8     bit 0 White to move; bits 1..4 castling rights K, Q, k, q; bit 5 Chess960
+                         castling (then K, Q, k, q are the outermost rook on either side of
+                         the king, as X-FEN has them)
     ep         uint8     en passant square when an en passant capture is legal, else 255
     halfmove   uint8     halfmove clock (capped at 255)
     fullmove   uint16    fullmove number (capped at 65535)
@@ -62,6 +64,22 @@ assert _RAW.size == RAW.itemsize
 
 # Castling right bits as python-chess's castling_rights mask has them (standard chess).
 _CASTLING = ((chess.BB_H1, 2), (chess.BB_A1, 4), (chess.BB_H8, 8), (chess.BB_A8, 16))
+CHESS960 = 32
+# In Chess960 the same bits name, for each colour, the rook beyond the king on the h side and on
+# the a side.
+_SIDES = ((chess.WHITE, True, 2), (chess.WHITE, False, 4), (chess.BLACK, True, 8),
+          (chess.BLACK, False, 16))
+
+
+def _outermost_rook(board: chess.Board, color: chess.Color, h_side: bool) -> int | None:
+    """The square of ``color``'s rook on its back rank farthest from its king on one side."""
+    king = board.king(color)
+    rank = chess.BB_RANK_1 if color == chess.WHITE else chess.BB_RANK_8
+    rooks = [sq for sq in chess.scan_forward(board.rooks & board.occupied_co[color] & rank)
+             if king is not None and (sq > king) == h_side]
+    if not rooks:
+        return None
+    return max(rooks) if h_side else min(rooks)
 
 
 def data_folder() -> Path:
@@ -72,12 +90,24 @@ def data_folder() -> Path:
 
 def raw(board: chess.Board, key: int, white_score: int) -> bytes:
     """A position as the generator collects it during a game (its bitboards, cheap to take):
-    ``records_from_raw`` turns a game's worth into records once the result is known."""
+    ``records_from_raw`` turns a game's worth into records once the result is known. Empty for
+    the rare Chess960 position whose castling right is not the outermost rook's."""
     rights = board.clean_castling_rights()
     flags = int(board.turn == chess.WHITE)
-    for mask, bit in _CASTLING:
-        if rights & mask:
-            flags |= bit
+    if board.chess960:
+        flags |= CHESS960
+        for color, h_side, bit in _SIDES:
+            king = board.king(color)
+            rook = [sq for sq in chess.scan_forward(rights & chess.BB_BACKRANKS)
+                    if board.color_at(sq) == color and (sq > king) == h_side]
+            if rook:
+                if rook[0] != _outermost_rook(board, color, h_side):
+                    return b""  # an inner rook's right: rare, and X-FEN would need its file
+                flags |= bit
+    else:
+        for mask, bit in _CASTLING:
+            if rights & mask:
+                flags |= bit
     ep = board.ep_square
     if ep is not None and not board.has_legal_en_passant():
         ep = None
@@ -156,9 +186,15 @@ def board_of(record: np.void | np.ndarray) -> chess.Board:
     flags = int(record["flags"])
     board.turn = bool(flags & 1)
     rights = 0
-    for mask, bit in _CASTLING:
-        if flags & bit:
-            rights |= mask
+    if flags & CHESS960:
+        board.chess960 = True
+        for color, h_side, bit in _SIDES:
+            if flags & bit:
+                rights |= chess.BB_SQUARES[_outermost_rook(board, color, h_side)]
+    else:
+        for mask, bit in _CASTLING:
+            if flags & bit:
+                rights |= mask
     board.castling_rights = rights
     ep = int(record["ep"])
     board.ep_square = None if ep == NO_EP else ep

@@ -6,7 +6,8 @@
     chrt --idle 0 nice -n 19 .venv/bin/python scripts/gen_data.py > /tmp/gen_data.log 2>&1 &
 
 Each worker process drives one teacher (Stockfish, one thread) over a raw UCI pipe: it plays a
-game from a random opening of the EPD file plus 2, 4, 6 or 8 random plies (``--min-random-plies``,
+game from a random opening of the EPD file (or, in a share ``--chess960`` of the games, one of the
+960 Chess960 start positions) plus 2, 4, 6 or 8 random plies (``--min-random-plies``,
 ``--random-plies``), one
 ``go nodes N`` a move, and the search that chooses a move also labels the position it searched.
 A position is kept when it is quiet (not in check, the best move neither captures nor
@@ -66,6 +67,7 @@ class RawTeacher:
         self._in = self.process.stdin.fileno()
         self._out = self.process.stdout.fileno()
         self._buffer = bytearray()
+        self._chess960 = False
         self.send(b"uci\n")
         self.name = "unknown"
         for line in self.read_until(b"uciok").splitlines():
@@ -98,6 +100,12 @@ class RawTeacher:
                 raise RuntimeError("the teacher engine exited")
             self._buffer += data
 
+    def set_chess960(self, on: bool) -> None:
+        """Castling as king-takes-rook in both directions (python-chess's Chess960 boards)."""
+        if on != self._chess960:
+            self.send(b"setoption name UCI_Chess960 value " + (b"true\n" if on else b"false\n"))
+            self._chess960 = on
+
     def search(self, position: bytes, go: bytes) -> tuple[bytes, int, bool]:
         """(best move as UCI bytes or b"(none)", score for the side to move, whether a mate
         score): one ``position``, one ``go``, and the last score reported."""
@@ -125,7 +133,11 @@ def play_game(teacher: RawTeacher, rng: random.Random, openings: list[str],
               args: argparse.Namespace, key_and_check) -> tuple[bytes, int, int]:
     """One self-play game; (its kept positions as packed records with the result filled in,
     searches made, plies played)."""
-    board = chess.Board(rng.choice(openings))
+    chess960 = rng.random() < args.chess960
+    # Chess960 games start from one of the 960 start positions: the pieces on home squares the
+    # 8-move openings never have (the network misjudged them: docs/chess960.md).
+    board = (chess.Board.from_chess960_pos(rng.randrange(960)) if chess960
+             else chess.Board(rng.choice(openings)))
     # An even number of random plies, so that White and Black make as many random moves (with
     # 2 to 8 of any parity, White made the extra one: 54 % of the positions from decided games
     # came from games Black won).
@@ -139,6 +151,7 @@ def play_game(teacher: RawTeacher, rng: random.Random, openings: list[str],
         return b"", 0, 0
     adjudicate = rng.random() >= args.play_out
     go = f"\ngo nodes {args.nodes}\n".encode()
+    teacher.set_chess960(chess960)
     teacher.send(b"ucinewgame\n")
     # The teacher gets a position after a capture or pawn move and the moves since (a new such
     # position once the list passes 16 moves): all the history a repetition can need, and a
@@ -285,6 +298,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--min-random-plies", type=int, default=2, help="at least this many random plies")
     parser.add_argument("--play-out", type=float, default=0.25,
                         help="share of games played to the end without adjudication")
+    parser.add_argument("--chess960", type=float, default=0.2,
+                        help="share of the games played from Chess960 start positions")
     parser.add_argument("--win-cp", type=int, default=1000, help="adjudicate a win after 6 plies beyond this")
     parser.add_argument("--max-plies", type=int, default=400, help="a game stops after this many plies")
     parser.add_argument("--chunk-size", type=int, default=20000, help="positions per chunk (about)")
@@ -364,7 +379,7 @@ def main(argv: list[str] | None = None) -> None:
         header = {"teacher": teacher_name, "nodes": args.nodes, "games": pending_games,
                   "generator": "scripts/gen_data.py", "random_plies": args.random_plies,
                   "min_random_plies": args.min_random_plies,
-                  "play_out": args.play_out, "seed": seed,
+                  "play_out": args.play_out, "chess960": args.chess960, "seed": seed,
                   "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
         chunks.write_chunk(folder, f"chunk-{number:06d}{chunks.SUFFIX}", records, header)
         keys.add(records["key"])

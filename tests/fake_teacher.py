@@ -23,6 +23,7 @@ def material(board: chess.Board) -> int:
 
 def main() -> None:
     board = chess.Board()
+    chess960 = False  # UCI_Chess960: castling moves as king-takes-rook
     for line in sys.stdin:
         words = line.split()
         if not words:
@@ -31,11 +32,13 @@ def main() -> None:
             print("id name FakeTeacher 1\nuciok", flush=True)
         elif words[0] == "isready":
             print("readyok", flush=True)
+        elif words[:3] == ["setoption", "name", "UCI_Chess960"]:
+            chess960 = words[-1] == "true"
         elif words[0] == "position":
             if words[1] == "startpos":
-                board, rest = chess.Board(), words[2:]
+                board, rest = chess.Board(chess960=chess960), words[2:]
             else:
-                board, rest = chess.Board(" ".join(words[2:8])), words[8:]
+                board, rest = chess.Board(" ".join(words[2:8]), chess960=chess960), words[8:]
             for move in rest[1:] if rest and rest[0] == "moves" else []:
                 board.push_uci(move)
         elif words[0] == "go":

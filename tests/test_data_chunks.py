@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import argparse
 import functools
 import random
 import signal
@@ -140,6 +141,34 @@ def test_the_raw_teacher_reads_scores_mates_and_the_end_of_the_game():
         assert best == b"(none)"
     finally:
         teacher.close()
+
+
+@pytest.mark.parametrize("command", [
+    pytest.param([sys.executable, str(ROOT / "tests" / "fake_teacher.py")], id="fake-teacher"),
+    pytest.param([STOCKFISH], id="stockfish", marks=needs_stockfish)])
+def test_chess960_games_start_from_chess960_positions_and_their_records_round_trip(command):
+    teacher = gen_data.RawTeacher(command, {"Threads": "1", "Hash": "16"})
+    args = argparse.Namespace(
+        chess960=1.0, min_random_plies=0, random_plies=0, nodes=200, play_out=1.0, win_cp=1000,
+        max_plies=80)
+    standard = chess.Board()
+    back_ranks = 0
+    try:
+        for seed in range(3):
+            blob, searches, plies = gen_data.play_game(teacher, random.Random(seed), [], args,
+                                                       key_and_check)
+            assert searches > 0 and blob
+            records = np.frombuffer(blob, dtype=chunks.RECORD)
+            assert (records["flags"] & chunks.CHESS960).all()
+            first = chunks.board_of(records[0])
+            back_ranks += first.pieces_mask(chess.ROOK, chess.WHITE) != standard.pieces_mask(chess.ROOK, chess.WHITE)
+            for record in records:
+                board = chunks.board_of(record)
+                key, check = key_and_check(board)
+                assert board.is_valid() and not check and key == int(record["key"])
+    finally:
+        teacher.close()
+    assert back_ranks >= 2  # (one of the 960 is the standard position)
 
 
 def run_generator(folder: Path, teacher: str, *extra: str) -> subprocess.Popen:
