@@ -31,6 +31,7 @@ rows' nodes against the depth (each depth a fresh search).
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import math
 import sys
@@ -362,9 +363,11 @@ TECHNIQUES = (
     Technique("deepening", "iterative deepening", _attribute("iterative_deepening", False),
               "off: only the last depth is searched"),
     Technique("pvs", "PVS", _attribute("principal_variation_search", False),
-              "off: every move with the full window, as a PV node; Brudno's PV nodes take no "
-              "table result and prune nothing (that is the kernel's, in null-window nodes), so "
-              "without PVS the table only orders moves and the pruning rows below it are idle"),
+              "off: every move with the full window, as a PV node. Brudno's PV nodes take no "
+              "table result and prune nothing (the kernel does, in the null-window nodes), so "
+              "without PVS the table only orders moves, and null move, late-move reductions, "
+              "futility, late-move and SEE pruning and razoring never fire: they cannot be "
+              "separated from PVS without restructuring the search"),
     Technique("aspiration", "aspiration windows", _attribute("aspiration_depth", NEVER),
               "off: every iteration with the full window"),
     Technique("killers", "killers and history", _set(KILLERS_AND_HISTORY=0),
@@ -469,11 +472,10 @@ def compare_techniques(name: str, board: chess.Board, depths: list[int],
             rows.append(TechniqueRow(label, kind, [t.key for t in off], name, board.fen(), depth,
                                      nodes, evaluations, seconds, nodes ** (1 / depth), value,
                                      move, b, minimal_tree(b, depth)))
-            if progress:
-                print(f"\r{name} depth {depth}: {label[:50]:50s} {nodes:>10,} nodes "
-                      f"{seconds:6.2f} s", end="", file=sys.stderr, flush=True)
-    if progress:
-        print(file=sys.stderr)
+        if progress:
+            done = rows[-len(technique_rows()):]
+            print(f"{name}, depth {depth}: {len(done)} rows in "
+                  f"{sum(r.seconds for r in done):.1f} s", file=sys.stderr, flush=True)
     return rows
 
 
@@ -516,19 +518,25 @@ def plot_techniques(rows: list[TechniqueRow], path: str) -> None:
 
     positions = list(dict.fromkeys(r.position for r in rows))
     kinds = (("add", "adding one technique at a time"), ("without", "the full search without one"))
-    fig, axes = plt.subplots(len(positions), 2, figsize=(11, 4.2 * len(positions)),
-                             squeeze=False, sharey="row")
-    colours = plt.get_cmap("tab20").colors
+    fig, axes = plt.subplots(len(positions), 2, figsize=(13, 3.8 * len(positions)),
+                             squeeze=False, sharey="row", layout="constrained")
+    colours = plt.get_cmap("tab10").colors
     for axes_row, position in zip(axes, positions):
         mine = [r for r in rows if r.position == position]
         depths = sorted({r.depth for r in mine})
         minimal = {r.depth: r.minimal_tree for r in mine}
+        full = sorted((r.depth, r.nodes) for r in mine if r.kind == "add" and not r.off)
         for ax, (kind, title) in zip(axes_row, kinds):
-            labels = list(dict.fromkeys(r.row for r in mine if r.kind == kind))
+            labels = [label for label in dict.fromkeys(r.row for r in mine if r.kind == kind)
+                      if not label.endswith(f"(= {FULL})")]
             for i, label in enumerate(labels):
                 points = sorted((r.depth, r.nodes) for r in mine if r.row == label)
                 ax.plot(*zip(*points), marker=".", color=colours[i % len(colours)],
-                        label=label.replace(f"{FULL} without ", "without "), linewidth=1)
+                        linestyle="-" if i < len(colours) else "--", linewidth=1,
+                        label=label.replace(f"{FULL} without ", "without "))
+            # The full search, thick, in both panels: where the adding ends, and the reference
+            # of the taking out.
+            ax.plot(*zip(*full), color="black", linewidth=2.5, label=FULL)
             ax.plot(depths, [minimal[d] for d in depths], "k:", label="minimal tree (leaves)")
             ax.set_yscale("log")
             ax.set_xticks(depths)
@@ -536,11 +544,14 @@ def plot_techniques(rows: list[TechniqueRow], path: str) -> None:
             ax.set_ylabel("nodes")
             ax.set_title(f"{position}: {title}", fontsize="medium")
             ax.grid(True, which="both", alpha=0.3)
-            ax.legend(fontsize="x-small")
-    fig.tight_layout()
+            ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1))
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=72)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, dpi=80)
     plt.close(fig)
+    # A few colours suffice for lines: the palette keeps the PNG in docs/ small.
+    from PIL import Image  # matplotlib's own dependency
+    Image.open(buffer).quantize(colors=32).save(path, optimize=True)
 
 
 def techniques_main(args: argparse.Namespace, positions: list[tuple[str, str]]) -> int:

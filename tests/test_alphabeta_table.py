@@ -268,6 +268,18 @@ def test_the_full_row_is_the_default_search_and_the_base_row_switches_everything
     assert base[0] > full[0]
 
 
+def test_with_every_technique_off_the_search_is_alpha_beta_and_finds_minimax_value():
+    # No quiescence, no pruning, no reductions: the classical evaluation at the horizon, as the
+    # textbook searches have it. The check extensions stay in every row; here they leave the
+    # value as it is.
+    board = chess.Board()
+    nodes, _, _, value, move = table.measure_technique(board, 3, table.TECHNIQUES)
+    ordered = table.exact_measurements(board, 3)[2]
+    assert (value, move) == (ordered.value, ordered.best_move) == (34, "b1c3")
+    full = table.measure_technique(board, 3, ())
+    assert full[3] != value  # quiescence and pruning change the value
+
+
 def test_taking_out_each_technique_changes_the_start_positions_search_at_depth_6():
     board = chess.Board()
     full_label = table.technique_rows()[len(table.TECHNIQUES)][0]
