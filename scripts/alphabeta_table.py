@@ -501,6 +501,22 @@ def techniques_markdown(rows: list[TechniqueRow]) -> str:
     return "\n".join(lines)
 
 
+def techniques_sums_markdown(rows: list[TechniqueRow]) -> str:
+    """The rows summed over every position (at one depth), against the full search's sum."""
+    positions = len({r.position for r in rows})
+    labels = list(dict.fromkeys(r.row for r in rows))
+    sums = {label: [r for r in rows if r.row == label] for label in labels}
+    full = sum(r.nodes for r in rows if r.kind == "add" and not r.off)
+    lines = [f"### All {positions} positions, depth {rows[0].depth}: sums", "",
+             "| Row | Nodes | Evaluations | Seconds | Nodes / full search's |",
+             "|---|--:|--:|--:|--:|"]
+    for label, mine in sums.items():
+        nodes = sum(r.nodes for r in mine)
+        lines.append(f"| {label} | {nodes:,} | {sum(r.evaluations for r in mine):,} "
+                     f"| {sum(r.seconds for r in mine):.2f} | {nodes / full:.2f} |")
+    return "\n".join(lines)
+
+
 def techniques_notes() -> str:
     lines = ["EBF = nodes ** (1 / depth). Nodes count every node the search visits (PV, "
              "null-window and quiescence nodes); the minimal tree counts leaves. What each "
@@ -570,6 +586,9 @@ def techniques_main(args: argparse.Namespace, positions: list[tuple[str, str]]) 
     if args.json:
         print(json.dumps([asdict(r) for r in all_rows], indent=1))
     else:
+        if len(positions) > 1:
+            print(techniques_sums_markdown([r for r in all_rows if r.depth == args.depth]),
+                  end="\n\n")
         print(techniques_notes())
     if not args.no_plot:
         plot_techniques(all_rows, args.plot or DEFAULT_TECHNIQUES_PLOT)
