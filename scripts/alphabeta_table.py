@@ -2,7 +2,7 @@
 
     python scripts/alphabeta_table.py [--fen FEN] [--depth D] [--json] [--plot PATH | --no-plot]
                                       [--tree PATH [--tree-search ordered|plain]]
-    python scripts/alphabeta_table.py --techniques [--fen FEN | --bench] [--depth D]
+    python scripts/alphabeta_table.py --techniques [--fen FEN] [--bench] [--depth D]
                                       [--evaluation network|classical] [--json]
                                       [--plot PATH | --no-plot]
 

@@ -297,10 +297,11 @@ def test_taking_out_each_technique_changes_the_start_positions_search_at_depth_6
 
 def test_the_pruning_techniques_switch_off_exactly_the_rules_of_without_pruning():
     from engine.params import KERNEL_PARAMS, without_pruning
+    from engine.timeman import Limits
 
     search = table.switched_search(tuple(t for t in table.TECHNIQUES
                                          if t.key in ("null", "pruning", "iir")), hash_mb=1)
-    search.prepare(chess.Board(), table._engine()[3]())
+    search.prepare(chess.Board(), Limits())
     assert search.kernel_params.tolist() == without_pruning(KERNEL_PARAMS).tolist()
 
 
