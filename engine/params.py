@@ -37,11 +37,15 @@ for _d in range(1, MAX_DEPTH + 2):
         REDUCTIONS[_d, _m] = int(0.75 + math.log(_d) * math.log(_m) / 1.9)
 
 # The kernel's `params` slots: RAZOR and FUTILITY hold the margins of depths 1 and 2, LATE_MOVES
-# the counts of depths 1 to 3; the last four are set for each search (engine/search.py prepare).
+# the counts of depths 1 to 3; TABLEBASE_MEN to NETWORK_B2 are set for each search (engine/search.py
+# prepare). The last three only switch a technique off, for scripts/alphabeta_table.py
+# --techniques: TABLE_READS 0 (the nodes read nothing from the transposition table, neither
+# results nor moves), KILLERS_AND_HISTORY 0 (quiet cut-offs are not recorded, so quiet moves keep
+# their generation order), QUIESCENCE_PLIES 0 (the static evaluation at the horizon).
 (RECAPTURES_AFTER, DELTA, RAZOR, _, REVERSE_FUTILITY, REVERSE_FUTILITY_DEPTH_SLOT, FUTILITY, _,
  LATE_MOVES, _, _, SEE, SEE_DEPTH, NULL_MOVE_DEPTH_SLOT, IIR_DEPTH_SLOT, TABLEBASE_MEN, CHESS960,
- NETWORK, NETWORK_B2) = range(19)
-PARAMS = 19
+ NETWORK, NETWORK_B2, TABLE_READS, KILLERS_AND_HISTORY, QUIESCENCE_PLIES) = range(22)
+PARAMS = 22
 KERNEL_PARAMS = np.zeros(PARAMS, dtype=np.int64)
 KERNEL_PARAMS[RECAPTURES_AFTER] = RECAPTURES_ONLY_AFTER
 KERNEL_PARAMS[DELTA] = DELTA_MARGIN
@@ -54,6 +58,10 @@ KERNEL_PARAMS[SEE] = SEE_MARGIN
 KERNEL_PARAMS[SEE_DEPTH] = SEE_PRUNE_DEPTH
 KERNEL_PARAMS[NULL_MOVE_DEPTH_SLOT] = NULL_MOVE_DEPTH
 KERNEL_PARAMS[IIR_DEPTH_SLOT] = IIR_DEPTH
+KERNEL_PARAMS[TABLE_READS] = 1
+KERNEL_PARAMS[KILLERS_AND_HISTORY] = 1
+# Quiescence plies past the horizon: every one (the ply limit, MAX_PLY, ends a line first).
+KERNEL_PARAMS[QUIESCENCE_PLIES] = 1 << 30
 assert len(RAZOR_MARGIN) == len(FUTILITY_MARGIN) == 3 and len(LATE_MOVE_COUNT) == 4  # the slots
 
 

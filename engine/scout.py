@@ -34,9 +34,10 @@ from engine.evaluate import _evaluate_kernel
 from engine.movegen import (_capture_kernel_impl, _quiet_kernel_impl, evasion_kernel,
                             promotion_kernel, quiet_checks)
 from engine.movepick import _first_moves, _move_id, _next_move, _record_cutoff
-from engine.params import (CHESS960, DELTA, FUTILITY, IIR_DEPTH_SLOT, LATE_MOVES, NETWORK,
-                           NETWORK_B2, NULL_MOVE_DEPTH_SLOT, RAZOR, RECAPTURES_AFTER,
-                           REVERSE_FUTILITY, REVERSE_FUTILITY_DEPTH_SLOT, SEE, SEE_DEPTH,
+from engine.params import (CHESS960, DELTA, FUTILITY, IIR_DEPTH_SLOT, KILLERS_AND_HISTORY,
+                           LATE_MOVES, NETWORK, NETWORK_B2, NULL_MOVE_DEPTH_SLOT,
+                           QUIESCENCE_PLIES, RAZOR, RECAPTURES_AFTER, REVERSE_FUTILITY,
+                           REVERSE_FUTILITY_DEPTH_SLOT, SEE, SEE_DEPTH, TABLE_READS,
                            TABLEBASE_MEN, extends_check, internal_iterative_reduction,
                            late_move_reduction, null_move_reduction)
 from engine.score import MATE, MATE_BOUND, MAX_PLY, PIECE_VALUE, TB_WIN_THRESHOLD, wdl_to_score
@@ -187,7 +188,7 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ro
             return alpha
         # Step 4. The table.
         tt_depth, tt_bound, tt_score, hash_code = _probe_impl(table, key, entries)
-        if tt_depth != MISS:
+        if tt_depth != MISS and params[TABLE_READS]:
             tt_score = _from_tt(tt_score, ply)
             if tt_depth >= depth and (
                     tt_bound == EXACT or (tt_bound == LOWER and tt_score >= beta)
@@ -348,19 +349,21 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ro
             bound = UPPER
         _store_impl(table, key, entries, depth, bound, _to_tt(best_score, ply), best_move,
                     generation)
-        if cut_by_quiet:
+        if cut_by_quiet and params[KILLERS_AND_HISTORY]:
             _record_cutoff(best_move, ply, depth, history, tried[:n_tried], killers)
         return best_score
 
     # ---------------------------------------------------- a quiescence node (Search.quiescence)
     if _count_node(counts, ply, budget, stop, stop_at):
         return OUT_OF_NODES
-    if ply >= MAX_PLY:
+    # (QUIESCENCE_PLIES 0: no quiescence, the static evaluation at the horizon, for the
+    # techniques table; by default only the ply limit ends a line here.)
+    if ply >= MAX_PLY or qply >= params[QUIESCENCE_PLIES]:
         counts[EVALUATIONS] += 1
         return _static_score(pawns, knights, bishops, rooks, queens, kings, white, black,
                              white_to_move, weights, network, acc, ply, params)
     tt_depth, tt_bound, tt_score, _ = _probe_impl(table, key, entries)
-    if tt_depth != MISS:
+    if tt_depth != MISS and params[TABLE_READS]:
         tt_score = _from_tt(tt_score, ply)
         if (tt_bound == EXACT or (tt_bound == LOWER and tt_score >= beta)
                 or (tt_bound == UPPER and tt_score <= alpha)):

@@ -38,6 +38,7 @@ from engine.zobrist import key_and_check, position_key
 
 INFINITY = MATE + 1
 ASPIRATION_WINDOW = 30
+ASPIRATION_DEPTH = 4  # the first iteration searched with a window around the last score
 CHECK_EVERY = 64  # nodes between looks at the clock and the stop flag (a few ms)
 PROBE_TABLE_SIZE = 1 << 16  # tablebase results kept for the kernel in one search (a power of 2)
 
@@ -127,6 +128,11 @@ class Search:
         self.helpers = None  # an smp.HelperPool
         self.thread_index = 0
         self.shared_nodes = None  # a helper's int64 array; its node count goes to [thread_index]
+        # Switches of whole techniques, on in play; scripts/alphabeta_table.py --techniques turns
+        # them off to measure what each saves (the kernel's own are params slots).
+        self.iterative_deepening = True  # False: only the last depth is searched
+        self.aspiration_depth = ASPIRATION_DEPTH  # above MAX_DEPTH: no aspiration windows
+        self.principal_variation_search = True  # False: every move with the full window
 
     # ------------------------------------------------------------------ iterative deepening
 
@@ -162,7 +168,7 @@ class Search:
         result = SearchResult(root_moves[0].move, pv=[root_moves[0].move])
         self.best_move_changes = 0.0
         self.score_drop = 0
-        for depth in range(1, max_depth + 1):
+        for depth in range(1 if self.iterative_deepening else max_depth, max_depth + 1):
             if self.thread_index and helper_skips_depth(self.thread_index, depth, board.ply()):
                 continue
             self.root_depth = depth
@@ -268,7 +274,8 @@ class Search:
         """Searches the root with a narrow window around the last score, widening on a miss."""
         previous = root_moves[pv_index].previous_score
         delta = ASPIRATION_WINDOW
-        if depth >= 4 and not is_mate_score(previous) and previous > -INFINITY:
+        if (depth >= self.aspiration_depth and not is_mate_score(previous)
+                and previous > -INFINITY):
             alpha, beta = max(previous - delta, -INFINITY), min(previous + delta, INFINITY)
         else:
             alpha, beta = -INFINITY, INFINITY
@@ -297,7 +304,7 @@ class Search:
             rm = root_moves[i]
             self._make(rm.move)
             self.pv_table[1] = []
-            if i == first:
+            if i == first or not self.principal_variation_search:
                 score = -self.pvs(depth - 1, -beta, -alpha, 1)
             else:
                 score = -self.scout(depth - 1, -alpha - 1, -alpha, 1)
@@ -359,7 +366,7 @@ class Search:
         # Step 4. Transposition table: the move it holds comes first (a PV node takes no result
         # from it, so that the principal variation is searched to its end).
         key = self.keys[-1]
-        entry = self.tt.probe(key)
+        entry = self.tt.probe(key) if self.kernel_params[params.TABLE_READS] else None
         hash_move = None if entry is None else entry[3]
 
         # Step 5. Tablebases: an exact result for few pieces, right after a capture or pawn move.
@@ -381,7 +388,7 @@ class Search:
         for codes in ordered_stages(board, hash_move, self.tables, ply, in_check):
             i = 0
             while i < len(codes):
-                if moves_searched == 0:
+                if moves_searched == 0 or not self.principal_variation_search:
                     score = None
                 else:
                     # The scouts of the stage's moves up to the first that beats alpha, in one
@@ -417,7 +424,7 @@ class Search:
                     quiets_tried.append(move)
             if alpha >= beta:
                 self.cutoffs += 1
-                if is_quiet_code(code):
+                if is_quiet_code(code) and self.kernel_params[params.KILLERS_AND_HISTORY]:
                     self.tables.record_cutoff(move, ply, depth, board.turn, quiets_tried)
                 break
 

@@ -2,6 +2,9 @@
 
     python scripts/alphabeta_table.py [--fen FEN] [--depth D] [--json] [--plot PATH | --no-plot]
                                       [--tree PATH [--tree-search ordered|plain]]
+    python scripts/alphabeta_table.py --techniques [--fen FEN] [--bench] [--depth D]
+                                      [--evaluation network|classical] [--json]
+                                      [--plot PATH | --no-plot]
 
 The article ("Vergleich von Minimax und AlphaBeta") searches one position to four plies with
 Minimax, AlphaBeta and AlphaBeta with move ordering and counts the evaluations and cutoffs.
@@ -16,11 +19,19 @@ the evaluations against the depth on a log scale.
 (`--tree-search ordered`, the default) or "AlphaBeta" (`plain`), as an HTML page: every
 position it visited with its move in SAN, window and value, and under each node that cut the
 moves it pruned. The page's counts are checked against the row's. Depth 2-3 keeps it readable.
+
+`--techniques` prints instead what each technique of Brudno's real search saves: rows that add
+them one at a time in the textbook's order, from alpha-beta with move ordering to the full search,
+and rows that take each one out of the full search. Every row is Brudno's own search
+(engine/search.py and the kernel of engine/scout.py) with techniques switched off through the
+kernel's params slots and the Search's switches, never a second search. The plot is then of the
+rows' nodes against the depth (each depth a fresh search).
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import math
 import sys
@@ -296,12 +307,302 @@ def write_tree(path: str, board: chess.Board, depth: int, algorithm: str,
           file=sys.stderr)
 
 
+# --------------------------------------------------------------------------- --techniques
+# What each technique of Brudno's search saves, measured on the search itself: each one is
+# switched off by the kernel's params slot or the Search's switch that its rule reads.
+
+NEVER = 1 << 30  # a depth or margin no node reaches: the rule never fires (params.without_pruning)
+BRANCHING_PLIES = 3  # perft beyond 3 plies costs minutes in python-chess: b is estimated from it
+DEFAULT_TECHNIQUES_PLOT = "out/techniques_nodes.png"
+
+
+def _engine():
+    """The engine's modules, imported on first use (they compile the kernels once)."""
+    import numpy as np
+
+    from engine import params
+    from engine.search import Search
+    from engine.timeman import Limits
+    from engine.tt import TranspositionTable
+    return np, params, Search, Limits, TranspositionTable
+
+
+def _set(**slots: int) -> Callable:
+    """Switches off a technique by setting kernel params slots, by their names in engine.params
+    (X__1 is the slot after X: RAZOR, FUTILITY and LATE_MOVES hold one value per depth)."""
+    def switch_off(search) -> None:
+        _, params, *_ = _engine()
+        for name, value in slots.items():
+            base, _, offset = name.partition("__")
+            search.kernel_params[getattr(params, base) + int(offset or 0)] = value
+    return switch_off
+
+
+def _no_reductions(search) -> None:
+    np, *_ = _engine()
+    search.reductions = np.zeros_like(search.reductions)
+
+
+def _attribute(name: str, value: object) -> Callable:
+    return lambda search: setattr(search, name, value)
+
+
+@dataclass(frozen=True)
+class Technique:
+    key: str
+    name: str
+    switch_off: Callable  # (Search) -> None, after Search.prepare
+    note: str = ""
+
+
+# In the textbook's order. Every row keeps the staged move order (hash move, captures by MVV-LVA,
+# losing captures last), check extensions, mate-distance pruning and the draw rules.
+TECHNIQUES = (
+    Technique("table", "transposition table", _set(TABLE_READS=0),
+              "off: no node reads the table (results or moves)"),
+    Technique("deepening", "iterative deepening", _attribute("iterative_deepening", False),
+              "off: only the last depth is searched"),
+    Technique("pvs", "PVS", _attribute("principal_variation_search", False),
+              "off: every move with the full window, as a PV node. Brudno's PV nodes take no "
+              "table result and prune nothing (the kernel does, in the null-window nodes), so "
+              "without PVS the table only orders moves, and null move, late-move reductions, "
+              "futility, late-move and SEE pruning and razoring never fire: they cannot be "
+              "separated from PVS without restructuring the search"),
+    Technique("aspiration", "aspiration windows", _attribute("aspiration_depth", NEVER),
+              "off: every iteration with the full window"),
+    Technique("killers", "killers and history", _set(KILLERS_AND_HISTORY=0),
+              "off: quiet cut-offs are not recorded; quiet moves keep their generation order"),
+    Technique("quiescence", "quiescence", _set(QUIESCENCE_PLIES=0),
+              "off: the static evaluation at the horizon"),
+    Technique("null", "null move", _set(NULL_MOVE_DEPTH_SLOT=NEVER)),
+    Technique("lmr", "late-move reductions", _no_reductions,
+              "off: a reductions table of zeros"),
+    Technique("pruning", "futility, late-move and SEE pruning, razoring",
+              _set(RAZOR=NEVER, RAZOR__1=NEVER, REVERSE_FUTILITY_DEPTH_SLOT=0, FUTILITY=NEVER,
+                   FUTILITY__1=NEVER, LATE_MOVES=NEVER, LATE_MOVES__1=NEVER,
+                   LATE_MOVES__2=NEVER, SEE_DEPTH=0, DELTA=NEVER, RECAPTURES_AFTER=NEVER),
+              "with reverse futility and delta pruning and quiescence's recaptures-only rule: "
+              "with null move and IIR, the rules of params.without_pruning"),
+    Technique("iir", "internal iterative reduction", _set(IIR_DEPTH_SLOT=NEVER)),
+)
+BASE = "alpha-beta with move ordering"
+FULL = "full search"
+
+
+@dataclass
+class TechniqueRow:
+    """One search of one position with some techniques switched off."""
+
+    row: str
+    kind: str  # "add" (the techniques up to this one) or "without" (the full search but one)
+    off: list[str]  # the keys of the techniques switched off
+    position: str
+    fen: str
+    depth: int
+    nodes: int
+    evaluations: int
+    seconds: float
+    ebf: float  # nodes ** (1 / depth)
+    value: int  # centipawns from White's view
+    best_move: str | None
+    branching: float  # b of the minimal tree: perft(k) ** (1 / k), k = min(depth, 3)
+    minimal_tree: float  # b^ceil(d/2) + b^floor(d/2) - 1
+
+
+def technique_rows() -> list[tuple[str, str, tuple[Technique, ...]]]:
+    """(label, kind, techniques off) of every row: alpha-beta with ordering, one technique added
+    at a time up to the full search, then the full search without each one."""
+    rows = [(BASE, "add", TECHNIQUES)]
+    for i, technique in enumerate(TECHNIQUES, 1):
+        label = f"+ {technique.name}" + (f" (= {FULL})" if i == len(TECHNIQUES) else "")
+        rows.append((label, "add", TECHNIQUES[i:]))
+    rows += [(f"{FULL} without {t.name}", "without", (t,)) for t in TECHNIQUES]
+    return rows
+
+
+def switched_search(off: tuple[Technique, ...], hash_mb: int = 16):
+    """Brudno's Search with the techniques ``off`` switched off (set again at each prepare,
+    which makes the kernel's params afresh)."""
+    _, _, Search, _, TranspositionTable = _engine()
+
+    class SwitchedSearch(Search):
+        def prepare(self, board: chess.Board, limits) -> None:
+            super().prepare(board, limits)
+            for technique in off:
+                technique.switch_off(self)
+
+    return SwitchedSearch(TranspositionTable(hash_mb))
+
+
+def mean_branching(board: chess.Board, depth: int) -> float:
+    """b for the minimal tree: the mean branching factor perft(k) ** (1 / k) over the first
+    k = min(depth, BRANCHING_PLIES) plies (the existing table's b, from minimax's leaves, is
+    perft(depth) ** (1 / depth); deeper perfts cost too much here)."""
+    from engine.perft import perft
+
+    plies = min(depth, BRANCHING_PLIES)
+    return mean_branching_factor(perft(board.copy(), plies), plies)
+
+
+def measure_technique(board: chess.Board, depth: int, off: tuple[Technique, ...],
+                      evaluate: Callable | None = None) -> tuple[int, int, float, int, str | None]:
+    """(nodes, evaluations, seconds, value from White's view, best move) of one search."""
+    _, _, _, Limits, _ = _engine()
+    search = switched_search(off)
+    if evaluate is not None:
+        search.evaluate = evaluate
+    start = time.perf_counter()
+    result = search.run(board.copy(), Limits(depth=depth))
+    seconds = time.perf_counter() - start
+    value = result.score if board.turn == chess.WHITE else -result.score
+    move = result.best_move.uci() if result.best_move else None
+    return result.nodes, result.evaluations, seconds, value, move
+
+
+def compare_techniques(name: str, board: chess.Board, depths: list[int],
+                       evaluate: Callable | None = None,
+                       progress: bool = False) -> list[TechniqueRow]:
+    """Every row of `technique_rows` at each of ``depths`` (each a fresh search)."""
+    rows = []
+    for depth in depths:
+        b = mean_branching(board, depth)
+        for label, kind, off in technique_rows():
+            nodes, evaluations, seconds, value, move = measure_technique(board, depth, off,
+                                                                         evaluate)
+            rows.append(TechniqueRow(label, kind, [t.key for t in off], name, board.fen(), depth,
+                                     nodes, evaluations, seconds, nodes ** (1 / depth), value,
+                                     move, b, minimal_tree(b, depth)))
+        if progress:
+            done = rows[-len(technique_rows()):]
+            print(f"{name}, depth {depth}: {len(done)} rows in "
+                  f"{sum(r.seconds for r in done):.1f} s", file=sys.stderr, flush=True)
+    return rows
+
+
+def techniques_markdown(rows: list[TechniqueRow]) -> str:
+    """The table of one position at one depth, as docs/textbook.md shows it."""
+    first = rows[0]
+    d = first.depth
+    lines = [
+        f"### {first.position}, depth {d}",
+        "",
+        f"`{first.fen}`: b = {first.branching:.1f} (perft({min(d, BRANCHING_PLIES)}) ** "
+        f"(1/{min(d, BRANCHING_PLIES)})); minimal tree b^ceil(d/2) + b^floor(d/2) - 1 = "
+        f"{first.minimal_tree:,.0f} leaves.",
+        "",
+        "| Row | Nodes | Evaluations | Seconds | EBF | Minimal tree | Nodes / minimal "
+        "| Value (cp, White) | Best move |",
+        "|---|--:|--:|--:|--:|--:|--:|--:|---|",
+    ]
+    for r in rows:
+        lines.append(f"| {r.row} | {r.nodes:,} | {r.evaluations:,} | {r.seconds:.2f} "
+                     f"| {r.ebf:.2f} | {r.minimal_tree:,.0f} | {r.nodes / r.minimal_tree:.2f} "
+                     f"| {r.value} | {r.best_move} |")
+    return "\n".join(lines)
+
+
+def techniques_sums_markdown(rows: list[TechniqueRow]) -> str:
+    """The rows summed over every position (at one depth), against the full search's sum."""
+    positions = len({r.position for r in rows})
+    labels = list(dict.fromkeys(r.row for r in rows))
+    sums = {label: [r for r in rows if r.row == label] for label in labels}
+    full = sum(r.nodes for r in rows if r.kind == "add" and not r.off)
+    lines = [f"### All {positions} positions, depth {rows[0].depth}: sums", "",
+             "| Row | Nodes | Evaluations | Seconds | Nodes / full search's |",
+             "|---|--:|--:|--:|--:|"]
+    for label, mine in sums.items():
+        nodes = sum(r.nodes for r in mine)
+        lines.append(f"| {label} | {nodes:,} | {sum(r.evaluations for r in mine):,} "
+                     f"| {sum(r.seconds for r in mine):.2f} | {nodes / full:.2f} |")
+    return "\n".join(lines)
+
+
+def techniques_notes() -> str:
+    lines = ["EBF = nodes ** (1 / depth). Nodes count every node the search visits (PV, "
+             "null-window and quiescence nodes); the minimal tree counts leaves. What each "
+             "technique off means:", ""]
+    for t in TECHNIQUES:
+        lines.append(f"- {t.name}: {t.note or 'off: its params slot set so that it never fires'}")
+    return "\n".join(lines)
+
+
+def plot_techniques(rows: list[TechniqueRow], path: str) -> None:
+    """Nodes against depth, a panel per position and kind of row, with the minimal tree."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    positions = list(dict.fromkeys(r.position for r in rows))
+    kinds = (("add", "adding one technique at a time"), ("without", "the full search without one"))
+    fig, axes = plt.subplots(len(positions), 2, figsize=(13, 3.8 * len(positions)),
+                             squeeze=False, sharey="row", layout="constrained")
+    colours = plt.get_cmap("tab10").colors
+    for axes_row, position in zip(axes, positions):
+        mine = [r for r in rows if r.position == position]
+        depths = sorted({r.depth for r in mine})
+        minimal = {r.depth: r.minimal_tree for r in mine}
+        full = sorted((r.depth, r.nodes) for r in mine if r.kind == "add" and not r.off)
+        for ax, (kind, title) in zip(axes_row, kinds):
+            labels = [label for label in dict.fromkeys(r.row for r in mine if r.kind == kind)
+                      if not label.endswith(f"(= {FULL})")]
+            for i, label in enumerate(labels):
+                points = sorted((r.depth, r.nodes) for r in mine if r.row == label)
+                ax.plot(*zip(*points), marker=".", color=colours[i % len(colours)],
+                        linestyle="-" if i < len(colours) else "--", linewidth=1,
+                        label=label.replace(f"{FULL} without ", "without "))
+            # The full search, thick, in both panels: where the adding ends, and the reference
+            # of the taking out.
+            ax.plot(*zip(*full), color="black", linewidth=2.5, label=FULL)
+            ax.plot(depths, [minimal[d] for d in depths], "k:", label="minimal tree (leaves)")
+            ax.set_yscale("log")
+            ax.set_xticks(depths)
+            ax.set_xlabel("depth (plies)")
+            ax.set_ylabel("nodes")
+            ax.set_title(f"{position}: {title}", fontsize="medium")
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1))
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, dpi=80)
+    plt.close(fig)
+    # A few colours suffice for lines: the palette keeps the PNG in docs/ small.
+    from PIL import Image  # matplotlib's own dependency
+    Image.open(buffer).quantize(colors=32).save(path, optimize=True)
+
+
+def techniques_main(args: argparse.Namespace, positions: list[tuple[str, str]]) -> int:
+    evaluate = None  # the Search's default: the classical evaluation
+    if args.evaluation == "network":
+        from engine.network import evaluator
+        evaluate = evaluator()
+    depths = list(range(1, args.depth + 1)) if not args.no_plot else [args.depth]
+    all_rows: list[TechniqueRow] = []
+    for name, board in positions:
+        rows = compare_techniques(name, board, depths, evaluate, progress=not args.json)
+        all_rows += rows
+        if not args.json:
+            print(techniques_markdown([r for r in rows if r.depth == args.depth]), end="\n\n",
+                  flush=True)
+    if args.json:
+        print(json.dumps([asdict(r) for r in all_rows], indent=1))
+    else:
+        if len(positions) > 1:
+            print(techniques_sums_markdown([r for r in all_rows if r.depth == args.depth]),
+                  end="\n\n")
+        print(techniques_notes())
+    if not args.no_plot:
+        plot_techniques(all_rows, args.plot or DEFAULT_TECHNIQUES_PLOT)
+        print(f"plot written to {args.plot or DEFAULT_TECHNIQUES_PLOT}", file=sys.stderr)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fen", help="search this position (default: Kiwipete and the start)")
     parser.add_argument("--depth", type=int, default=DEFAULT_DEPTH, help="plies (default 4)")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON only")
-    parser.add_argument("--plot", default=DEFAULT_PLOT, help=f"PNG path (default {DEFAULT_PLOT})")
+    parser.add_argument("--plot", help=f"PNG path (default {DEFAULT_PLOT}, with --techniques "
+                                       f"{DEFAULT_TECHNIQUES_PLOT})")
     parser.add_argument("--no-plot", action="store_true", help="do not plot")
     parser.add_argument("--no-brudno", action="store_true", help="leave out Brudno's search")
     parser.add_argument("--tree", metavar="PATH",
@@ -310,9 +611,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tree-search", choices=sorted(TREE_SEARCHES), default="ordered",
                         help=f"the row drawn by --tree: ordered = {ORDERED!r} (default), "
                              f"plain = {ALPHABETA!r}")
+    parser.add_argument("--techniques", action="store_true",
+                        help="instead: what each technique of Brudno's search saves, added one at "
+                             "a time and taken out one at a time, to --depth")
+    parser.add_argument("--bench", action="store_true",
+                        help="with --techniques: also the bench positions (engine/bench.py)")
+    parser.add_argument("--evaluation", choices=("network", "classical"), default="network",
+                        help="with --techniques: the search's evaluation (default network, as "
+                             "in play and in the bench)")
     args = parser.parse_args(argv)
     if args.depth < 1:
         parser.error("--depth must be at least 1")
+    if args.techniques:
+        if args.tree:
+            parser.error("--tree draws the textbook searches, not --techniques")
+        boards = ([("Position", chess.Board(args.fen))] if args.fen
+                  else [(name, chess.Board(fen)) for name, fen in DEFAULT_POSITIONS])
+        if args.bench:
+            from engine.bench import POSITIONS, bench_board
+            boards += [(f"Bench {i}", bench_board(entry)) for i, entry in enumerate(POSITIONS, 1)]
+        return techniques_main(args, boards)
     if args.fen:
         positions = [("Position", args.fen)]
     elif args.tree:
@@ -349,8 +667,8 @@ def main(argv: list[str] | None = None) -> int:
         print(article_markdown())
     if not args.no_plot:
         try:
-            plot(curves, args.plot)
-            print(f"plot written to {args.plot}", file=sys.stderr)
+            plot(curves, args.plot or DEFAULT_PLOT)
+            print(f"plot written to {args.plot or DEFAULT_PLOT}", file=sys.stderr)
         except ImportError:
             print("matplotlib is not installed: no plot", file=sys.stderr)
     return 0

@@ -238,3 +238,94 @@ def test_tree_page_without_a_fen_draws_the_start_position(tmp_path):
     # The root's 20 moves are all drawn: the page is of the start position.
     assert len(with_class(page, "node")) > 20
     assert int(page.counts["data-evaluations"]) == len(with_class(page, "leaf"))
+
+
+# ---------------------------------------------------------------------------- --techniques
+
+def rows_by_label(board: chess.Board, depth: int, labels: set[str]) -> dict:
+    """(nodes, evaluations, seconds, value, best move) of the technique rows named ``labels``,
+    by label, with the network evaluating (as in play and in docs/textbook.md's table)."""
+    from engine.network import evaluator
+
+    evaluate = evaluator()
+    return {label: table.measure_technique(board, depth, off, evaluate)
+            for label, _, off in table.technique_rows() if label in labels}
+
+
+def test_the_full_row_is_the_default_search_and_the_base_row_switches_everything_off():
+    from engine.search import fixed_depth_search
+
+    rows = table.technique_rows()
+    assert rows[0] == (table.BASE, "add", table.TECHNIQUES)
+    assert rows[len(table.TECHNIQUES)][2] == ()  # the last row that adds one: nothing off
+    board = chess.Board(KIWIPETE)
+    full = table.measure_technique(board, 4, ())
+    default = fixed_depth_search(board.copy(), 4)
+    assert (full[0], full[1], full[4]) == (default.nodes, default.evaluations,
+                                            default.best_move.uci())
+    # With every technique off the search visits more nodes than with all of them on.
+    base = table.measure_technique(board, 4, table.TECHNIQUES)
+    assert base[0] > full[0]
+
+
+def test_with_every_technique_off_the_search_is_alpha_beta_and_finds_minimax_value():
+    # No quiescence, no pruning, no reductions: the classical evaluation at the horizon, as the
+    # textbook searches have it. The check extensions stay in every row; here they leave the
+    # value as it is.
+    board = chess.Board()
+    nodes, _, _, value, move = table.measure_technique(board, 3, table.TECHNIQUES)
+    ordered = table.exact_measurements(board, 3)[2]
+    assert (value, move) == (ordered.value, ordered.best_move) == (34, "b1c3")
+    full = table.measure_technique(board, 3, ())
+    assert full[3] != value  # quiescence and pruning change the value
+
+
+def test_taking_out_each_technique_changes_the_start_positions_search_at_depth_6():
+    board = chess.Board()
+    full_label = table.technique_rows()[len(table.TECHNIQUES)][0]
+    without = [label for label, kind, _ in table.technique_rows() if kind == "without"]
+    rows = rows_by_label(board, 6, set(without) | {full_label})
+    full = rows.pop(full_label)[0]
+    assert len(rows) == len(table.TECHNIQUES)
+    for label, (nodes, *_) in rows.items():
+        assert nodes != full, label
+    # Those that only skip or shorten moves cost nodes when they are out.
+    for name in ("PVS", "null move", "late-move reductions",
+                 "futility, late-move and SEE pruning, razoring"):
+        assert rows[f"{table.FULL} without {name}"][0] > full, name
+
+
+def test_the_pruning_techniques_switch_off_exactly_the_rules_of_without_pruning():
+    from engine.params import KERNEL_PARAMS, without_pruning
+    from engine.timeman import Limits
+
+    search = table.switched_search(tuple(t for t in table.TECHNIQUES
+                                         if t.key in ("null", "pruning", "iir")), hash_mb=1)
+    search.prepare(chess.Board(), Limits())
+    assert search.kernel_params.tolist() == without_pruning(KERNEL_PARAMS).tolist()
+
+
+def test_the_minimal_tree_column_is_knuth_and_moores_formula_with_perfts_branching():
+    rows = table.compare_techniques("Start", chess.Board(), [2])
+    kiwipete = table.compare_techniques("Kiwipete", chess.Board(KIWIPETE), [3])
+    for r in rows:  # perft(2) = 400: b = 20, 20 + 20 - 1
+        assert r.branching == pytest.approx(20)
+        assert r.minimal_tree == pytest.approx(39)
+        assert r.ebf == pytest.approx(r.nodes ** (1 / 2))
+    b = 97_862 ** (1 / 3)
+    for r in kiwipete:
+        assert r.minimal_tree == pytest.approx(b ** 2 + b - 1)
+    assert len(rows) == len(table.technique_rows()) == 2 * len(table.TECHNIQUES) + 1
+
+
+def test_techniques_json_and_plot_come_from_the_command_line(tmp_path):
+    completed = subprocess.run(
+        [sys.executable, "scripts/alphabeta_table.py", "--techniques", "--fen",
+         chess.STARTING_FEN, "--depth", "2", "--evaluation", "classical", "--json",
+         "--plot", str(tmp_path / "nodes.png")],
+        cwd=ROOT, capture_output=True, text=True, check=True)
+    rows = json.loads(completed.stdout)
+    assert [r["depth"] for r in rows] == [1] * 21 + [2] * 21
+    assert {r["kind"] for r in rows} == {"add", "without"}
+    assert all(r["best_move"] and r["nodes"] > 0 for r in rows)
+    assert (tmp_path / "nodes.png").stat().st_size > 0
