@@ -14,8 +14,8 @@ early never pays for the rest:
 
 The walk is written once, as numba functions over python-chess's bitboards (`_first_moves`,
 `_next_stage`, `_next_move`; the move lists come from engine/movegen.py): the scout kernel
-(engine/scout.py) calls them at every node it searches, and `ordered_moves` at the principal
-variation's nodes and the root, turning their codes into python-chess moves.
+(engine/scout.py) calls them at every node it searches, and `ordered_moves` at the root, turning
+their codes into python-chess moves.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Iterator
 
 import chess
 import numpy as np
-from numba import boolean, int64, njit, uint64, void
+from numba import boolean, int64, njit, uint64
 
 from engine.bitboards import SEVENTH_RANK, SQUARE_BB, compile_kernel, lsb
 from engine.bitmove import move_code
@@ -61,14 +61,6 @@ class OrderingTables:
         for table in self.history:
             table >>= 1
         self.killers.fill(-1)
-
-    def record_cutoff(self, move: chess.Move, ply: int, depth: int, turn: chess.Color,
-                      tried_quiets: list[chess.Move]) -> None:
-        """A quiet move cut off: make it a killer, reward it and punish the quiets tried before it."""
-        self.record_killer(move, ply)
-        tried = [other.from_square << 6 | other.to_square for other in tried_quiets]
-        _reward_kernel(self.history[turn], move.from_square << 6 | move.to_square, depth,
-                       np.array(tried, dtype=np.int64))
 
     def record_killer(self, move: chess.Move, ply: int) -> None:
         code = encode_move(move)
@@ -159,9 +151,6 @@ def _reward_impl(history, index, depth, tried):
     history[index] += bonus - history[index] * bonus // HISTORY_MAX
     for other in tried:
         history[other] -= bonus + history[other] * bonus // HISTORY_MAX
-
-
-_reward_kernel = compile_kernel(_reward_impl, void(int64[::1], int64, int64, int64[::1]))
 
 
 # ---------------------------------------------------------------------- the walk
@@ -315,7 +304,8 @@ def _quiet_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_m
 
 @njit(cache=True, nogil=True)
 def _record_cutoff(move, ply, depth, history, tried, killers):
-    """`OrderingTables.record_cutoff` for the quiet ``move`` (a table code)."""
+    """A quiet ``move`` (a table code) cut off: it becomes the ply's first killer, its history
+    rises and that of the quiet moves ``tried`` before it falls."""
     _reward_impl(history, (move & 63) << 6 | move >> 6, depth, tried)
     if killers[ply, 0] != move:
         killers[ply, 1] = killers[ply, 0]

@@ -1,19 +1,19 @@
-"""The scout search: every node off the principal variation, in one numba kernel.
+"""The negamax principal-variation search below the root: every node, in one numba kernel.
 
-PVS searches the first move of a principal-variation node with the full window and every other move
-with a null window: a scout search (Pearl's name) that only asks whether the move beats alpha. Those
-searches' trees, and quiescence, are almost all of the search's nodes. `search` is such a node with
-its whole tree in one call (`scout_moves`: the nodes after a PV node's later moves, which it plays
-first), playing the moves on python-chess's bitboards: the draw rules, the table, the tablebases,
-razoring, reverse futility, null move, internal iterative reduction, the staged move order of
+`search` is a node with its whole tree in one call, playing the moves on python-chess's bitboards.
+A node with an open window (beta > alpha + 1) is a principal-variation node: its first move is
+searched with the window, every other one with a null window (Pearl's scout: does it beat alpha?)
+and again with the window if it does; it prunes nothing and takes no score from the table, and it
+keeps its line in ``pv``. Every other node may also prune. The steps of a node, numbered as in the
+textbook: the draw rules, mate-distance pruning, the table, the tablebases, the static evaluation,
+razoring, reverse futility and null move, internal iterative reduction, the staged move order of
 engine/movepick.py (hash move, captures, killers, quiet moves by history, losing captures: each
-stage listed when the search reaches it), futility, late-move and SEE pruning, late-move reductions,
-check extensions and quiescence (with quiet checks at its first ply), with the classical evaluation
-or the network. engine/search.py keeps what Python does well: iterative deepening, aspiration, the
-root and the principal-variation nodes (which prune nothing), and it reads the tablebase files for
-the kernel (python-chess reads them: a call that meets a position it has no result for stops and
-asks for it, NEED_PROBE). The kernel reads a stop word every 1024 nodes, so that `stop` and the hard
-deadline end even a long call at once.
+stage listed when the search reaches it) with futility, late-move and SEE pruning and late-move
+reductions, mate and stalemate, the table's store; then quiescence (with quiet checks at its first
+ply), with the classical evaluation or the network. engine/search.py keeps the root and reads the
+tablebase files for the kernel (python-chess reads them: a call that meets a position it has no
+result for stops and asks for it, NEED_PROBE). The kernel reads a stop word every 1024 nodes, so
+that `stop` and the hard deadline end even a long call at once.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from collections import namedtuple
 import chess
 import numpy as np
 from numba import boolean, int16, int32, int64, njit, uint64
-from numba.types import NamedTuple, Tuple, UniTuple
+from numba.types import NamedTuple, Tuple
 
 from engine import network as nn
 from engine.bitboards import (SEVENTH_RANK, SQUARE_BB, U0, compile_kernel, lsb, popcount,
@@ -38,7 +38,7 @@ from engine.params import (CHESS960, DELTA, FUTILITY, IIR_DEPTH_SLOT, KILLERS_AN
                            LATE_MOVES, NETWORK, NETWORK_B2, NULL_MOVE_DEPTH_SLOT,
                            QUIESCENCE_PLIES, RAZOR, RECAPTURES_AFTER, REVERSE_FUTILITY,
                            REVERSE_FUTILITY_DEPTH_SLOT, SEE, SEE_DEPTH, TABLE_READS,
-                           TABLEBASE_MEN, extends_check, internal_iterative_reduction,
+                           TABLEBASE_MEN, PVS, extends_check, internal_iterative_reduction,
                            late_move_reduction, null_move_reduction)
 from engine.score import MATE, MATE_BOUND, MAX_PLY, PIECE_VALUE, TB_WIN_THRESHOLD, wdl_to_score
 from engine.see import _see_kernel
@@ -124,6 +124,16 @@ def _probed(key, probe_keys, probe_results):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _extend_line(pv, ply, code):
+    """The principal variation of the node at ``ply``: its move ``code``, then its child's line
+    (``pv[ply, 0]`` is the line's length, its moves follow)."""
+    n = pv[ply + 1, 0]
+    pv[ply, 1] = code
+    pv[ply, 2:n + 2] = pv[ply + 1, 1:n + 1]
+    pv[ply, 0] = n + 1
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _count_node(counts, ply, budget, stop, stop_at):
     """Counts a node; True if the search must stop (the node budget is spent, or every 1024
     nodes, the stop word says so: `stop`, or the hard deadline)."""
@@ -136,7 +146,7 @@ def _count_node(counts, ply, budget, stop, stop_at):
 @njit(cache=True, nogil=True)
 def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, root_depth,
             can_null, params, reductions, history_black, history_white, killers, table, entries,
-            generation, weights, network, acc, counts, budget, stop, stop_at, probe_keys,
+            generation, weights, network, acc, pv, counts, budget, stop, stop_at, probe_keys,
             probe_results, request):
     (pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, key, in_check,
      ep_square, halfmove) = position
@@ -150,7 +160,9 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ro
     no_square = ep_square - ep_square - 1
     not_check = in_check != in_check
     may_null = in_check == in_check
-    not_pv = not_check  # the kernel's nodes are never principal-variation nodes
+    # A principal-variation node has an open window (Ethereal's PvNode): it prunes nothing and
+    # takes no score from the table, so that the line it returns is searched to its end.
+    is_pv = beta - alpha > 1
     horizon = depth - depth
     promoting = pawns & ours & SEVENTH_RANK[1 if white_to_move else 0]
     chess960 = params[CHESS960] != 0
@@ -158,8 +170,10 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ro
     if qply == 0 and extends_check(in_check, ply, root_depth):
         depth += 1  # (of Search.pvs nodes, not of quiescence's)
     if depth > 0:
-        # ------------------------------------------------------------- a non-PV node (Search.pvs)
+        # ------------------------------------------------------ a node of the tree (PV or not)
         static_eval = -INFINITY
+        if is_pv:
+            pv[ply, 0] = 0
         if _count_node(counts, ply, budget, stop, stop_at):
             return OUT_OF_NODES
         # Step 2. Draws.
@@ -190,7 +204,7 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ro
         tt_depth, tt_bound, tt_score, hash_code = _probe_impl(table, key, entries)
         if tt_depth != MISS and params[TABLE_READS]:
             tt_score = _from_tt(tt_score, ply)
-            if tt_depth >= depth and (
+            if not is_pv and tt_depth >= depth and (
                     tt_bound == EXACT or (tt_bound == LOWER and tt_score >= beta)
                     or (tt_bound == UPPER and tt_score <= alpha)):
                 return tt_score
@@ -225,12 +239,12 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ro
             static_eval = _static_score(pawns, knights, bishops, rooks, queens, kings, white, black,
                                         white_to_move, weights, network, acc, ply, params)
             # Step 7. Razoring, reverse futility, null move.
-            if abs(beta) < MATE_BOUND:
+            if not is_pv and abs(beta) < MATE_BOUND:
                 if depth <= 2 and static_eval + params[RAZOR + depth - 1] <= alpha:
                     result = _search(position, horizon, alpha, alpha + 1, ply, horizon,
                                      last_target, path, last, root_depth, can_null, params,
                                      reductions, history_black, history_white, killers, table,
-                                     entries, generation, weights, network, acc, counts, budget,
+                                     entries, generation, weights, network, acc, pv, counts, budget,
                                      stop, stop_at, probe_keys, probe_results, request)
                     if result <= alpha:  # NEED_PROBE and OUT_OF_NODES too
                         return result
@@ -253,7 +267,7 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ro
                     result = _search(after_null, depth - 1 - reduction, -beta, -beta + 1, ply + 1,
                                      horizon, last_target, path[last + 1:], horizon, root_depth,
                                      not_check, params, reductions, history_black, history_white,
-                                     killers, table, entries, generation, weights, network, acc,
+                                     killers, table, entries, generation, weights, network, acc, pv,
                                      counts, budget, stop, stop_at, probe_keys, probe_results,
                                      request)
                     if result <= NEED_PROBE:
@@ -267,7 +281,7 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ro
                                            white_to_move, castling, chess960, ep_square, in_check,
                                            hash_code)
         futility_value = static_eval + params[FUTILITY + depth - 1] if depth <= 2 else INFINITY
-        futile = not in_check and futility_value <= alpha
+        futile = not in_check and not is_pv and futility_value <= alpha
         best_score = -INFINITY
         best_move = 0
         moves_searched = 0
@@ -290,7 +304,8 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ro
             (p, n, b, r, q, k, child_white, child_castling, child_key, gives_check, child_ep,
              child_halfmove) = child(code, pawns, knights, bishops, rooks, queens, kings, white,
                                      castling, white_to_move, key, ep_square, halfmove)
-            if not in_check and moves_searched > 0 and best_score > -TB_WIN_THRESHOLD:
+            if (not in_check and not is_pv and moves_searched > 0
+                    and best_score > -TB_WIN_THRESHOLD):
                 if is_quiet and (futile or (depth <= 3 and
                                             moves_searched >= params[LATE_MOVES + depth - 1])):
                     if not gives_check:  # futility and late-move pruning
@@ -302,25 +317,41 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ro
                                       target, white_to_move) < -params[SEE] * depth):
                     continue  # SEE pruning
             _prefetch_entry(table, child_key, entries)
-            child_beta = -beta if moves_searched == 0 else -alpha - 1
             reduction = late_move_reduction(reductions, depth, moves_searched, is_quiet, in_check,
-                                            gives_check, not_pv)
+                                            gives_check, is_pv)
             path[last + 1] = child_key
             _to_child(params, network, acc, ply, pawns, knights, bishops, rooks, queens, kings,
                       white, p, n, b, r, q, k, child_white)
             after = Position(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
                              child_key, gives_check, child_ep, child_halfmove)
-            result = _search(after, depth - 1 - reduction, child_beta, -alpha, ply + 1, horizon,
-                             target, path, last + 1, root_depth, may_null, params, reductions,
-                             history_black, history_white, killers, table, entries, generation,
-                             weights, network, acc, counts, budget, stop, stop_at, probe_keys,
-                             probe_results, request)
-            if reduction and NEED_PROBE < result < -alpha:  # a reduced move that beat alpha
-                result = _search(after, depth - 1, child_beta, -alpha, ply + 1, horizon, target,
-                                 path, last + 1, root_depth, may_null, params, reductions,
-                                 history_black, history_white, killers, table, entries, generation,
-                                 weights, network, acc, counts, budget, stop, stop_at, probe_keys,
-                                 probe_results, request)
+            if is_pv:
+                pv[ply + 1, 0] = 0
+            if moves_searched == 0 or (is_pv and not params[PVS]):
+                result = _search(after, depth - 1, -beta, -alpha, ply + 1, horizon, target, path,
+                                 last + 1, root_depth, may_null, params, reductions,
+                                 history_black, history_white, killers, table, entries,
+                                 generation, weights, network, acc, pv, counts, budget, stop,
+                                 stop_at, probe_keys, probe_results, request)
+            else:
+                # PVS: does the move beat alpha (a null window, a late quiet move shallower
+                # first)? Only then is it searched at full depth, and in a PV node with the window.
+                result = _search(after, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1,
+                                 horizon, target, path, last + 1, root_depth, may_null, params,
+                                 reductions, history_black, history_white, killers, table,
+                                 entries, generation, weights, network, acc, pv, counts, budget,
+                                 stop, stop_at, probe_keys, probe_results, request)
+                if reduction and NEED_PROBE < result < -alpha:
+                    result = _search(after, depth - 1, -alpha - 1, -alpha, ply + 1, horizon,
+                                     target, path, last + 1, root_depth, may_null, params,
+                                     reductions, history_black, history_white, killers, table,
+                                     entries, generation, weights, network, acc, pv, counts,
+                                     budget, stop, stop_at, probe_keys, probe_results, request)
+                if is_pv and NEED_PROBE < result < -alpha and -result < beta:
+                    result = _search(after, depth - 1, -beta, -alpha, ply + 1, horizon, target,
+                                     path, last + 1, root_depth, may_null, params, reductions,
+                                     history_black, history_white, killers, table, entries,
+                                     generation, weights, network, acc, pv, counts, budget, stop,
+                                     stop_at, probe_keys, probe_results, request)
             if result <= NEED_PROBE:
                 return result
             score = -result
@@ -330,6 +361,8 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ro
                 if score > alpha:
                     best_move = _move_id(code)
                     alpha = score
+                    if is_pv:
+                        _extend_line(pv, ply, code)
                     if alpha >= beta:
                         counts[CUTOFFS] += 1
                         cut_by_quiet = is_quiet
@@ -461,7 +494,7 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ro
         result = _search(after, horizon, -beta, -alpha, ply + 1, qply + 1, code >> 6 & 63, path,
                          last, root_depth, can_null, params, reductions, history_black,
                          history_white, killers, table, entries, generation, weights, network,
-                         acc, counts, budget, stop, stop_at, probe_keys, probe_results, request)
+                         acc, pv, counts, budget, stop, stop_at, probe_keys, probe_results, request)
         if result <= NEED_PROBE:
             return result
         score = -result
@@ -487,8 +520,8 @@ NETWORK_WEIGHTS = Tuple((int16[:, ::1], int16[::1], int16[::1]))
 POSITION = NamedTuple((uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean,
                        uint64, boolean, int64, int64), Position)
 _SHARED = (int64[::1], int64[:, ::1], int64[::1], int64[::1], int64[:, ::1], uint64[::1], uint64,
-           int64, int64[:, ::1], NETWORK_WEIGHTS, int32[:, :, ::1], int64[::1], int64, int64[::1],
-           int64, uint64[::1], int64[::1], uint64[::1])
+           int64, int64[:, ::1], NETWORK_WEIGHTS, int32[:, :, ::1], int64[:, ::1], int64[::1], int64,
+           int64[::1], int64, uint64[::1], int64[::1], uint64[::1])
 _SIGNATURE = int64(POSITION, int64, int64, int64, int64, int64, int64, uint64[::1], int64, int64,
                    boolean, *_SHARED)
 _search = compile_kernel(_search, _SIGNATURE)
@@ -496,13 +529,14 @@ _search = compile_kernel(_search, _SIGNATURE)
 
 @njit(cache=True, nogil=True, inline="always")
 def _unmanaged_arrays(path, params, reductions, history_black, history_white, killers, table,
-                      weights, network, acc, counts, stop, probe_keys, probe_results, request):
+                      weights, network, acc, pv, counts, stop, probe_keys, probe_results, request):
     # The arrays a call from Python passes down the whole tree, without their reference counts
     # (bitboards.unmanaged): the search holds them for the call. Counting references to them at
     # every node took 11 % of a profile's samples (perf, depth 10), 4 % after.
     u = unmanaged
     return (u(path), u(params), u(reductions), u(history_black), u(history_white), u(killers),
-            u(table), u(weights), (u(network[0]), u(network[1]), u(network[2])), u(acc), u(counts),
+            u(table), u(weights), (u(network[0]), u(network[1]), u(network[2])), u(acc), u(pv),
+            u(counts),
             u(stop), u(probe_keys), u(probe_results), u(request))
 
 
@@ -510,19 +544,19 @@ def _unmanaged_arrays(path, params, reductions, history_black, history_white, ki
 def _search_board(pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, key,
                   in_check, ep_square, halfmove, depth, alpha, beta, ply, qply, last_target, path,
                   last, root_depth, can_null, params, reductions, history_black, history_white,
-                  killers, table, entries, generation, weights, network, acc, counts, budget, stop,
+                  killers, table, entries, generation, weights, network, acc, pv, counts, budget, stop,
                   stop_at, probe_keys, probe_results, request):
     # The Python search's way in. A record built in Python and unboxed by numba on every call
     # cost 18 % of the bench's time; one built here costs nothing measurable.
-    (path, params, reductions, history_black, history_white, killers, table, weights, network, acc,
+    (path, params, reductions, history_black, history_white, killers, table, weights, network, acc, pv,
      counts, stop, probe_keys, probe_results, request) = _unmanaged_arrays(
         path, params, reductions, history_black, history_white, killers, table, weights, network,
-        acc, counts, stop, probe_keys, probe_results, request)
+        acc, pv, counts, stop, probe_keys, probe_results, request)
     return _search(Position(pawns, knights, bishops, rooks, queens, kings, white, castling,
                             white_to_move, key, in_check, ep_square, halfmove), depth, alpha,
                    beta, ply, qply, last_target, path, last, root_depth, can_null, params,
                    reductions, history_black, history_white, killers, table, entries, generation,
-                   weights, network, acc, counts, budget, stop, stop_at, probe_keys, probe_results,
+                   weights, network, acc, pv, counts, budget, stop, stop_at, probe_keys, probe_results,
                    request)
 
 
@@ -532,8 +566,8 @@ search = compile_kernel(_search_board, int64(uint64, uint64, uint64, uint64, uin
 """``search(pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, key,
 in_check, ep_square, halfmove, depth, alpha, beta, ply, qply, last_target, path, last,
 root_depth, can_null, params, reductions, history_black, history_white, killers, table, entries,
-generation, weights, network, acc, counts, budget, stop, stop_at, probe_keys, probe_results,
-request)``: the score of a non-PV node of the search, the whole node with its tree (at ``depth``
+generation, weights, network, acc, pv, counts, budget, stop, stop_at, probe_keys, probe_results,
+request)``: the score of a node of the search, the whole node with its tree (at ``depth``
 <= 0, unless a check extends it, a quiescence node; ``qply`` plies past the horizon, recaptures on
 ``last_target`` only from RECAPTURES_AFTER on); the first thirteen make the node's `Position`.
 OUT_OF_NODES when ``budget`` nodes are reached or ``stop[0] >= stop_at``; NEED_PROBE when the tree
@@ -548,90 +582,8 @@ late-move reductions by depth and move number. ``weights``: the classical evalua
 the network's weights ``network`` (NETWORK_WEIGHTS) evaluate instead, from first layers kept by
 ply in ``acc`` (int32, (MAX_PLY + 1, 2, H)): the caller fills ``acc[ply]``, the kernel updates the
 plies below move by move. ``counts`` gets the nodes, evaluations, cut-offs, tablebase hits and
-deepest ply of the call (the caller zeroes it)."""
-
-
-@njit(cache=True, nogil=True)
-def _search_move_board(pawns, knights, bishops, rooks, queens, kings, white, castling,
-                       white_to_move, key, in_check, ep_square, halfmove, code, moves_searched,
-                       depth, alpha, ply, path, last, root_depth, params, reductions,
-                       history_black, history_white, killers, table, entries, generation, weights,
-                       network, acc, counts, budget, stop, stop_at, probe_keys, probe_results,
-                       request):
-    # One of a principal-variation node's later moves (`scout_moves`): the move is played here, so
-    # that Python neither plays nor takes back a move it only asks a null window of.
-    (p, n, b, r, q, k, child_white, child_castling, child_key, gives_check, child_ep,
-     child_halfmove) = child(code, pawns, knights, bishops, rooks, queens, kings, white, castling,
-                             white_to_move, key, ep_square, halfmove)
-    _prefetch_entry(table, child_key, entries)
-    is_quiet = is_quiet_code(code)
-    reduction = late_move_reduction(reductions, depth, moves_searched, is_quiet, in_check,
-                                    gives_check, True)
-    path[last + 1] = child_key
-    _to_child(params, network, acc, ply, pawns, knights, bishops, rooks, queens, kings, white, p, n,
-              b, r, q, k, child_white)
-    after = Position(p, n, b, r, q, k, child_white, child_castling, not white_to_move, child_key,
-                     gives_check, child_ep, child_halfmove)
-    target = code >> 6 & 63
-    qply = depth - depth  # a variable, not a literal: see `_search`
-    may_null = in_check == in_check
-    result = _search(after, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, qply, target, path,
-                     last + 1, root_depth, may_null, params, reductions, history_black,
-                     history_white, killers, table, entries, generation, weights, network, acc,
-                     counts, budget, stop, stop_at, probe_keys, probe_results, request)
-    if reduction and NEED_PROBE < result < -alpha:  # a reduced move that beat alpha
-        result = _search(after, depth - 1, -alpha - 1, -alpha, ply + 1, qply, target, path,
-                         last + 1, root_depth, may_null, params, reductions, history_black,
-                         history_white, killers, table, entries, generation, weights, network,
-                         acc, counts, budget, stop, stop_at, probe_keys, probe_results, request)
-    return result
-
-
-@njit(cache=True, nogil=True)
-def _scout_moves_board(pawns, knights, bishops, rooks, queens, kings, white, castling,
-                       white_to_move, key, in_check, ep_square, halfmove, codes, first,
-                       moves_searched, depth, alpha, ply, path, last, root_depth, params,
-                       reductions, history_black, history_white, killers, table, entries,
-                       generation, weights, network, acc, counts, budget, stop, stop_at,
-                       probe_keys, probe_results, request):
-    # A principal-variation node's later moves one after another in one call (a call from Python
-    # costs more than many a scout search): it returns at the first that beats alpha, which the
-    # Python search then searches again as a PV node.
-    (path, params, reductions, history_black, history_white, killers, table, weights, network, acc,
-     counts, stop, probe_keys, probe_results, request) = _unmanaged_arrays(
-        path, params, reductions, history_black, history_white, killers, table, weights, network,
-        acc, counts, stop, probe_keys, probe_results, request)
-    best = -INFINITY
-    for i in range(first, codes.shape[0]):
-        result = _search_move_board(pawns, knights, bishops, rooks, queens, kings, white, castling,
-                                    white_to_move, key, in_check, ep_square, halfmove, codes[i],
-                                    moves_searched + i - first, depth, alpha, ply, path, last,
-                                    root_depth, params, reductions, history_black, history_white,
-                                    killers, table, entries, generation, weights, network, acc,
-                                    counts, budget, stop, stop_at, probe_keys, probe_results,
-                                    request)
-        if result <= NEED_PROBE:
-            return result, i, best
-        if -result > alpha:
-            return -result, i, best
-        best = max(best, -result)
-    return best, codes.shape[0], best
-
-
-scout_moves = compile_kernel(_scout_moves_board, UniTuple(int64, 3)(
-    uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean, uint64, boolean, int64,
-    int64, int64[::1], int64, int64, int64, int64, int64, uint64[::1], int64, int64, *_SHARED))
-"""``scout_moves(pawns, ..., halfmove, codes, first, moves_searched, depth, alpha, ply, path,
-last, root_depth, params, ...)``: the moves ``codes[first:]`` of a principal-variation node (the
-first thirteen arguments, as for `search`; ``depth``, ``alpha`` and ``ply`` are the node's,
-``path[:last + 1]`` its keys; ``codes[first]`` its ``moves_searched``-th move) searched in turn as
-`Search.pvs` searches every move after its first: the position after each with the null window
-(-alpha - 1, -alpha), first shallower by the move's late-move reduction if it has one, then at full
-depth if that beats alpha. Returns (score, index, best): at the first move that beats alpha its
-score from the node's view and its index, else (best, ``len(codes)``, best); ``best`` is the
-highest score of the moves before ``index``. NEED_PROBE and OUT_OF_NODES as for `search` (then
-``index`` is the move it stopped in); ``acc[ply]`` holds the node's first layer where the network
-evaluates."""
+deepest ply of the call (the caller zeroes it). ``pv[ply]`` gets a principal-variation node's
+line: its length, then its move codes."""
 
 
 def requested_board(request: np.ndarray) -> chess.Board:

@@ -1,11 +1,11 @@
-"""The search: iterative deepening with aspiration windows over a negamax principal-variation search.
+"""The search: iterative deepening with aspiration windows over the root's moves.
 
-`Search.run` deepens one ply at a time. Each iteration searches the root moves with a window around
-the previous score (re-searching with a wider one when the score falls outside). The principal
-variation is :meth:`Search.pvs`, a negamax PVS node in the numbered steps below; every node off it
-(:meth:`Search.scout` and :meth:`Search.scout_moves`, the null-window searches, and
-:meth:`Search.quiescence`) is the scout kernel of engine/scout.py, with its whole tree. The search
-reports through a callback and knows nothing of UCI.
+`Search.run` deepens one ply at a time. Each iteration searches the root moves (python-chess's
+legal moves, MultiPV lines and `searchmoves` are decided here) with a window around the previous
+score, re-searching with a wider one when the score falls outside. Below the root every node is
+the kernel of engine/scout.py, with its whole tree: :meth:`Search.pvs` with the window (a
+principal-variation node, whose line `_line` reads), :meth:`Search.scout` with a null window. The
+search reports through a callback and knows nothing of UCI.
 """
 
 from __future__ import annotations
@@ -22,18 +22,16 @@ from engine import evaluate as classical
 from engine import network as nn
 from engine import params, scout
 from engine.bitboards import direct_call
-from engine.bitmove import is_quiet_code
 from engine.endgame import with_endgame_knowledge
 from engine.evaluate import evaluate
 from engine.makemove import push
-from engine.movepick import OrderingTables, code_move, ordered_moves, ordered_stages
+from engine.movepick import OrderingTables, code_move, ordered_moves
 from engine.network import NetworkEvaluation
-from engine.params import (KERNEL_PARAMS, MAX_DEPTH, RECAPTURES_ONLY_AFTER, REDUCTIONS,
-                           extends_check, internal_iterative_reduction)
+from engine.params import KERNEL_PARAMS, MAX_DEPTH, RECAPTURES_ONLY_AFTER, REDUCTIONS
 from engine.results import Info, SearchResult
-from engine.score import MATE, MATE_BOUND, MAX_PLY, wdl_to_score
+from engine.score import MATE, MATE_BOUND, MAX_PLY
 from engine.timeman import Limits, TimeBudget, soft_scale
-from engine.tt import EXACT, LOWER, UPPER, TranspositionTable, score_to_tt
+from engine.tt import EXACT, TranspositionTable, score_to_tt
 from engine.zobrist import key_and_check, position_key
 
 INFINITY = MATE + 1
@@ -44,7 +42,6 @@ PROBE_TABLE_SIZE = 1 << 16  # tablebase results kept for the kernel in one searc
 
 # The scout kernel's ways in, as the search calls them (bitboards.direct_call).
 _SEARCH = direct_call(scout.search)
-_SCOUT_MOVES = direct_call(scout.scout_moves)
 # The network arrays the kernel takes while it evaluates classically (it reads none of them).
 NO_NETWORK = (np.zeros((768, 1), dtype=np.int16), np.zeros(1, dtype=np.int16),
               np.zeros(2, dtype=np.int16))
@@ -132,7 +129,6 @@ class Search:
         # them off to measure what each saves (the kernel's own are params slots).
         self.iterative_deepening = True  # False: only the last depth is searched
         self.aspiration_depth = ASPIRATION_DEPTH  # above MAX_DEPTH: no aspiration windows
-        self.principal_variation_search = True  # False: every move with the full window
 
     # ------------------------------------------------------------------ iterative deepening
 
@@ -215,7 +211,9 @@ class Search:
             self.tt.new_search()
         self.tables.age()
         self._load_history(board)
-        self.pv_table: list[list[chess.Move]] = [[] for _ in range(MAX_PLY + 2)]
+        # The principal variation by ply, as the kernel finds it: [ply, 0] its length, then its
+        # move codes.
+        self.kernel_pv = np.zeros((MAX_PLY + 2, MAX_PLY + 2), dtype=np.int64)
         self.kernel_counts = np.zeros(scout.COUNTS, dtype=np.int64)
         self.kernel_params = KERNEL_PARAMS.copy()
         self.reductions = REDUCTIONS
@@ -303,8 +301,7 @@ class Search:
         for i in range(first, len(root_moves)):
             rm = root_moves[i]
             self._make(rm.move)
-            self.pv_table[1] = []
-            if i == first or not self.principal_variation_search:
+            if i == first or not self.kernel_params[params.PVS]:
                 score = -self.pvs(depth - 1, -beta, -alpha, 1)
             else:
                 score = -self.scout(depth - 1, -alpha - 1, -alpha, 1)
@@ -315,7 +312,7 @@ class Search:
                 best = score
             if score > alpha or i == first:
                 rm.score = score
-                rm.pv = [rm.move] + self.pv_table[1]
+                rm.pv = [rm.move] + self._line(1)
                 # Keep the best line at index `first` at once, so an aborted iteration can use it.
                 if i != first:
                     root_moves.insert(first, root_moves.pop(i))
@@ -335,129 +332,20 @@ class Search:
     # ------------------------------------------------------------------ the PVS node
 
     def pvs(self, depth: int, alpha: int, beta: int, ply: int) -> int:
-        """A principal-variation node: negamax PVS of the position on the board, from its mover's
-        view. Its first move is searched as a PV node; every other move by the scout kernel with
-        a null window (`scout_moves`: late quiet moves shallower first; a stage's moves in one
-        call up to the first that beats alpha), and searched again as a PV node if it beats
-        alpha. A PV node prunes nothing: the pruning is the kernel's, in the nodes off the
-        principal variation."""
-        board = self.board
-        in_check = self.checks[-1]
-        if extends_check(in_check, ply, self.root_depth):
-            depth += 1
-
-        # Step 1. Horizon: only captures (and check evasions) from here on.
-        if depth <= 0:
-            return self.quiescence(alpha, beta, ply)
-        self._count_node(ply)
-
-        # Step 2. Draws: repetition (against the game history too), 50-move rule, bare material.
-        if self._is_draw():
-            return 0
-        if ply >= MAX_PLY:
-            return self.evaluate(board)
-
-        # Step 3. Mate-distance pruning: no line here can beat a mate already found nearer the root.
-        alpha = max(alpha, -MATE + ply)
-        beta = min(beta, MATE - ply - 1)
-        if alpha >= beta:
-            return alpha
-
-        # Step 4. Transposition table: the move it holds comes first (a PV node takes no result
-        # from it, so that the principal variation is searched to its end).
-        key = self.keys[-1]
-        entry = self.tt.probe(key) if self.kernel_params[params.TABLE_READS] else None
-        hash_move = None if entry is None else entry[3]
-
-        # Step 5. Tablebases: an exact result for few pieces, right after a capture or pawn move.
-        if self.tablebases is not None and board.halfmove_clock == 0:
-            wdl_score = self._probe_tablebases(ply)
-            if wdl_score is not None:
-                self.tt.store(key, depth, EXACT, score_to_tt(wdl_score, ply), None)
-                return wdl_score
-
-        depth -= internal_iterative_reduction(depth, hash_move is not None,
-                                              self.kernel_params[params.IIR_DEPTH_SLOT])
-
-        # Step 8. The move loop: the first move with the full window, the rest with a null window,
-        # searched again when they surprise (beat alpha); late quiet moves are searched shallower.
-        best_score = -INFINITY
-        best_move = None
-        moves_searched = 0
-        quiets_tried: list[chess.Move] = []
-        for codes in ordered_stages(board, hash_move, self.tables, ply, in_check):
-            i = 0
-            while i < len(codes):
-                if moves_searched == 0 or not self.principal_variation_search:
-                    score = None
-                else:
-                    # The scouts of the stage's moves up to the first that beats alpha, in one
-                    # call; those before it failed low.
-                    score, index, failed_best = self.scout_moves(codes, i, moves_searched, depth,
-                                                                 alpha, ply)
-                    quiets_tried += [code_move(code) for code in codes[i:index].tolist()
-                                     if is_quiet_code(code)]
-                    moves_searched += index - i
-                    best_score = max(best_score, failed_best)
-                    if index == len(codes):
-                        break
-                    i = index
-                code = int(codes[i])
-                move = code_move(code)
-                i += 1
-                self.pv_table[ply + 1] = []
-                if score is None or alpha < score < beta:
-                    self._make(move)
-                    score = -self.pvs(depth - 1, -beta, -alpha, ply + 1)
-                    self._unmake()
-                moves_searched += 1
-
-                if score > best_score:
-                    best_score = score
-                    if score > alpha:
-                        best_move = move
-                        alpha = score
-                        self.pv_table[ply] = [move] + self.pv_table[ply + 1]
-                        if alpha >= beta:
-                            break
-                if is_quiet_code(code):
-                    quiets_tried.append(move)
-            if alpha >= beta:
-                self.cutoffs += 1
-                if is_quiet_code(code) and self.kernel_params[params.KILLERS_AND_HISTORY]:
-                    self.tables.record_cutoff(move, ply, depth, board.turn, quiets_tried)
-                break
-
-        # Step 9. No legal move: checkmate (scored by its distance from the root) or stalemate.
-        if moves_searched == 0:
-            return -MATE + ply if in_check else 0
-
-        # Step 10. Store the result with the kind of bound it is.
-        if best_score >= beta:
-            bound = LOWER
-        elif best_move is not None:
-            bound = EXACT
-        else:
-            bound = UPPER
-        self.tt.store(key, depth, bound, score_to_tt(best_score, ply), best_move)
-        return best_score
+        """A principal-variation node (an open window) with its whole tree: the kernel's
+        (engine/scout.py), which searches its first move with the window and every other one
+        with a null window, again with the window if it beats alpha. Its line: `_line`."""
+        return self._run_kernel(depth, alpha, beta, ply)
 
     def scout(self, depth: int, alpha: int, beta: int, ply: int) -> int:
         """A node off the principal variation (``beta`` = ``alpha`` + 1 where PVS asks), with its
-        whole tree: the scout kernel's (engine/scout.py)."""
+        whole tree: the kernel's."""
         return self._run_kernel(depth, alpha, beta, ply)
 
-    def scout_moves(self, codes: np.ndarray, first: int, moves_searched: int, depth: int,
-                    alpha: int, ply: int) -> tuple[int, int, int]:
-        """This node's moves ``codes[first:]`` (kernel codes; the first of them its
-        ``moves_searched``-th move) in turn, as PVS asks it of every move after the first: does
-        it beat alpha (a null window), with a late quiet move searched shallower first
-        (`params.late_move_reduction`)? (score, index, best): the first that does and its score,
-        else (best, ``len(codes)``, best); ``best`` is the highest score of the moves before
-        ``index``. The kernel plays the moves (scout.scout_moves), so that Python neither plays
-        nor takes back a move it only scouts."""
-        return self._run_kernel(depth, alpha, alpha + 1, ply, codes=codes, first=first,
-                                moves_searched=moves_searched)
+    def _line(self, ply: int) -> list[chess.Move]:
+        """The principal variation the last `pvs` call found from ``ply`` on."""
+        length = int(self.kernel_pv[ply, 0])
+        return [code_move(code) for code in self.kernel_pv[ply, 1:length + 1].tolist()]
 
     def quiescence(self, alpha: int, beta: int, ply: int, qply: int = 0) -> int:
         """Captures (and promotions) until the position is quiet, and at its first ply the quiet
@@ -467,13 +355,9 @@ class Search:
 
     # ------------------------------------------------------------------ helpers of the node
 
-    def _run_kernel(self, depth: int, alpha: int, beta: int, ply: int, qply: int = 0,
-                    codes: np.ndarray | None = None, first: int = 0,
-                    moves_searched: int = 0) -> int | tuple[int, int, int]:
-        """The node on the board and its whole tree by the scout kernel, or with move ``codes``
-        the children after them (`scout_moves`, whose result it returns); the tablebase results
-        it asks for are probed here (python-chess reads the files), and it is called again (a
-        call over ``codes`` from the move it stopped in)."""
+    def _run_kernel(self, depth: int, alpha: int, beta: int, ply: int, qply: int = 0) -> int:
+        """The node on the board and its whole tree by the kernel; the tablebase results it asks
+        for are probed here (python-chess reads the files), and it is called again."""
         board = self.board
         # As the kernel keeps it: the en passant square only if a capture there is legal (the key
         # has its file then, and the kernel's keys of the children take it out).
@@ -481,9 +365,7 @@ class Search:
         last_target = board.peek().to_square if qply >= RECAPTURES_ONLY_AFTER else 0
         path = self.kernel_path
         last = len(self.keys) - 1
-        # The node's first layer. A PV node's later moves share the one its first scout_moves
-        # computed: between those calls only deeper plies' layers are written.
-        if self.kernel_params[params.NETWORK] and moves_searched <= 1:
+        if self.kernel_params[params.NETWORK]:  # the node's first layer
             w1, b1, _ = self.kernel_network
             u = np.uint64
             nn.refresh(self.kernel_accumulators[ply], u(board.pawns), u(board.knights),
@@ -494,7 +376,6 @@ class Search:
         history_black, history_white = tables.history
         tt = self.tt
         asked = 0
-        failed_best = -INFINITY
         while True:
             counts[:] = 0
             budget = (scout.NO_BUDGET if self.node_limit is None
@@ -503,21 +384,13 @@ class Search:
                         board.kings, board.occupied_co[chess.WHITE], board.castling_rights,
                         board.turn, self.keys[-1], self.checks[-1], ep_square,
                         board.halfmove_clock)
-            shared = (self.kernel_params, self.reductions, history_black, history_white,
-                      tables.killers, tt.table, tt.entries, tt.generation, classical.WEIGHTS,
-                      self.kernel_network, self.kernel_accumulators, counts, budget,
-                      self.stop_event.word, self.stop_event.at, self.probe_keys,
-                      self.probe_results, self.probe_request)
-            if codes is None:
-                score = _SEARCH(*position, depth, alpha, beta, ply, qply, last_target, path,
-                                last, self.root_depth, True, *shared)
-            else:
-                score, index, best = _SCOUT_MOVES(*position, codes, first, moves_searched, depth,
-                                                  alpha, ply, path, last, self.root_depth,
-                                                  *shared)
-                failed_best = max(failed_best, best)
-                moves_searched += index - first
-                first = index
+            score = _SEARCH(*position, depth, alpha, beta, ply, qply, last_target, path, last,
+                            self.root_depth, True, self.kernel_params, self.reductions,
+                            history_black, history_white, tables.killers, tt.table, tt.entries,
+                            tt.generation, classical.WEIGHTS, self.kernel_network,
+                            self.kernel_accumulators, self.kernel_pv, counts, budget,
+                            self.stop_event.word, self.stop_event.at, self.probe_keys,
+                            self.probe_results, self.probe_request)
             nodes, evaluations, cutoffs, seldepth, tbhits = counts.tolist()
             self.nodes += nodes
             self.evaluations += evaluations
@@ -537,7 +410,7 @@ class Search:
                 self.kernel_params[params.TABLEBASE_MEN] = 0
         if self.nodes >= self.next_check:
             self._check_limits()
-        return score if codes is None else (score, first, failed_best)
+        return score
 
     def _probe_for_kernel(self) -> None:
         """Probes the position the kernel stopped at and keeps the result where it reads it."""
@@ -566,13 +439,6 @@ class Search:
         """The evaluation this search uses, with what it knows of bare-king endings."""
         return with_endgame_knowledge(board, self.evaluate(board))
 
-    def _count_node(self, ply: int) -> None:
-        self.nodes += 1
-        if ply > self.seldepth:
-            self.seldepth = ply
-        if self.nodes >= self.next_check:
-            self._check_limits()
-
     def _check_limits(self) -> None:
         self.next_check = self.nodes + CHECK_EVERY
         if self.shared_nodes is not None:
@@ -592,36 +458,6 @@ class Search:
         """Nodes of this search and of its helpers, as `info` reports them and `go nodes` counts
         them (as in Stockfish)."""
         return self.nodes if self.helpers is None else self.nodes + self.helpers.nodes()
-
-    def _is_draw(self) -> bool:
-        board = self.board
-        if board.halfmove_clock >= 100:
-            return not board.is_checkmate()
-        # Bare kings, or a single minor piece: no mate is possible.
-        if not (board.pawns | board.rooks | board.queens) and board.occupied.bit_count() <= 3:
-            return True
-        # A repetition of any earlier position with the same side to move since the last
-        # irreversible move counts as a draw.
-        keys = self.keys
-        last = len(keys) - 1
-        key = keys[last]
-        stop = max(last - board.halfmove_clock, 0)
-        for i in range(last - 4, stop - 1, -2):
-            if keys[i] == key:
-                return True
-        return False
-
-    def _probe_tablebases(self, ply: int) -> int | None:
-        board = self.board
-        if board.occupied.bit_count() > self.tablebases.limit or board.castling_rights:
-            return None
-        wdl = self.tablebases.probe_wdl(board)
-        if wdl is None:
-            return None
-        self.tbhits += 1
-        return wdl_to_score(wdl, ply)
-
-    # ------------------------------------------------------------------ root set-up and results
 
     def _load_history(self, board: chess.Board) -> None:
         """Keys of the game's positions since the last irreversible move, for repetition checks."""

@@ -362,7 +362,7 @@ TECHNIQUES = (
               "off: no node reads the table (results or moves)"),
     Technique("deepening", "iterative deepening", _attribute("iterative_deepening", False),
               "off: only the last depth is searched"),
-    Technique("pvs", "PVS", _attribute("principal_variation_search", False),
+    Technique("pvs", "PVS", _set(PVS=0),
               "off: every move with the full window, as a PV node. Brudno's PV nodes take no "
               "table result and prune nothing (the kernel does, in the null-window nodes), so "
               "without PVS the table only orders moves, and null move, late-move reductions, "

@@ -12,12 +12,12 @@ import chess
 import numpy as np
 import pytest
 
-from engine import network
+from engine import network, params
 from engine import scout as compiled
 from engine.bench import POSITIONS
-from engine.bitmove import is_quiet_code, move_code
+from engine.bitmove import move_code
 from engine.movepick import OrderingTables, ordered_codes
-from engine.params import IIR_DEPTH, REDUCTIONS, late_move_reduction, without_pruning
+from engine.params import IIR_DEPTH, without_pruning
 from engine.score import MATE, PIECE_VALUE
 from engine.search import INFINITY, Search, SearchAborted
 from engine.see import see
@@ -263,59 +263,45 @@ def test_kernel_move_lists_are_python_chess_legal_moves() -> None:
     assert nodes > 10_000
 
 
-def test_a_later_move_of_a_pv_node_scouts_as_python_playing_it_and_scouting_the_child() -> None:
-    # Search.scout_moves has the kernel play the move; the same searches after python-chess's push
-    # (late-move reduction, null window, the full depth again where the reduced search beats
-    # alpha) give the same score, each from a fresh table.
-    reduced = searched_again = 0
-    for board in positions_along_random_games(30, seed=41) + chess960_positions(4, seed=41):
-        in_check = board.is_check()
-        coded = list(ordered_codes(board, None, OrderingTables(), 0))
-        for moves_searched, (code, move) in enumerate(coded[1:8], start=1):
-            depth, alpha = 4, -40 + 20 * moves_searched
-            kernel = Search(TranspositionTable(4))
-            kernel.prepare(board, Limits())
-            got, _, _ = kernel.scout_moves(np.array([code]), 0, moves_searched, depth, alpha, 0)
-            python = Search(TranspositionTable(4))
-            python.prepare(board, Limits())
-            python._make(move)
-            reduction = late_move_reduction(REDUCTIONS, depth, moves_searched,
-                                            is_quiet_code(code), in_check, python.checks[-1], True)
-            score = -python.scout(depth - 1 - reduction, -alpha - 1, -alpha, 1)
-            if reduction and score > alpha:
-                score = -python.scout(depth - 1, -alpha - 1, -alpha, 1)
-                searched_again += 1
-            assert got == score, (board.fen(), move.uci())
-            reduced += reduction > 0
-    assert reduced > 20 and searched_again > 0
+def test_a_pv_node_without_pruning_is_plain_negamax_with_a_legal_line() -> None:
+    # An open window makes a principal-variation node: PVS inside it (null windows, searched
+    # again where a move beats alpha) must still return negamax's value, and its line must be
+    # legal moves from the position.
+    lines = 0
+    for board in positions_along_random_games(25, seed=41) + chess960_positions(4, seed=41):
+        for depth in (1, 2, 3):
+            search = Search(TranspositionTable(4))
+            search.prepare(board, Limits())
+            search.root_depth = 0  # no check extensions
+            search.kernel_params = without_pruning(search.kernel_params)
+            search.reductions = np.zeros_like(search.reductions)
+            value = Negamax(search, board).value(depth)
+            assert search.pvs(depth, -INFINITY, INFINITY, 0) == value, (board.fen(), depth)
+            line = search._line(0)
+            replay = board.copy()
+            for move in line:
+                assert move in replay.legal_moves, (board.fen(), [m.uci() for m in line])
+                replay.push(move)
+            assert len(line) <= depth + 2 * depth  # the depth, then quiescence plies at most
+            lines += len(line) >= depth
+    assert lines > 50
 
 
-def test_scouting_a_pv_nodes_moves_in_one_call_equals_scouting_them_one_at_a_time() -> None:
-    # Search.scout_moves over a list stops at the first move that beats alpha; the same moves
-    # scouted one call each, on a search in the same state, give the same scores and nodes.
-    stopped = ran_out = 0
-    for board in positions_along_random_games(20, seed=43) + chess960_positions(3, seed=43):
-        codes = np.array([code for code, _ in ordered_codes(board, None, OrderingTables(), 0)],
-                         dtype=np.int64)
-        for alpha in (-60, 0, 60):
-            batch = Search(TranspositionTable(4))
-            batch.prepare(board, Limits())
-            got = batch.scout_moves(codes, 1, 1, 4, alpha, 0)
-            single = Search(TranspositionTable(4))
-            single.prepare(board, Limits())
-            best = -INFINITY
-            expected = (best, len(codes), best)
-            for i in range(1, len(codes)):
-                score, index, _ = single.scout_moves(codes[i:i + 1], 0, i, 4, alpha, 0)
-                if index == 0:  # it beat alpha
-                    expected = (score, i, best)
-                    break
-                best = max(best, score)
-                expected = (best, len(codes), best)
-            assert got == expected and batch.nodes == single.nodes, (board.fen(), alpha)
-            stopped += got[1] < len(codes)
-            ran_out += got[1] == len(codes) > 1
-    assert stopped > 5 and ran_out > 5
+def test_a_pv_node_searches_every_move_with_the_window_without_pvs() -> None:
+    # The PVS switch (params.PVS) off: the same value from another tree (no null windows).
+    other = 0
+    for board in positions_along_random_games(10, seed=42):
+        counts = {}
+        for pvs in (1, 0):
+            search = Search(TranspositionTable(4))
+            search.prepare(board, Limits())
+            search.kernel_params = without_pruning(search.kernel_params)
+            search.reductions = np.zeros_like(search.reductions)
+            search.kernel_params[params.PVS] = pvs
+            counts[pvs] = (search.pvs(3, -INFINITY, INFINITY, 0), search.nodes)
+        assert counts[0][0] == counts[1][0], board.fen()
+        other += counts[0][1] != counts[1][1]
+    assert other >= 8
 
 
 # ---------------------------------------------------------------------------- tablebases

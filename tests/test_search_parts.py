@@ -250,8 +250,7 @@ def test_killer_comes_before_other_quiet_moves():
     board = chess.Board()
     tables = OrderingTables()
     killer = chess.Move.from_uci("h2h3")
-    tables.record_cutoff(killer, 2, 4, chess.WHITE, [])
-    tables.history[chess.WHITE][:] = 0
+    tables.record_killer(killer, 2)
     assert next(iter(ordered_moves(board, None, tables, 2))) == killer
 
 
