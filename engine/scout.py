@@ -76,6 +76,22 @@ Position = namedtuple("Position", ("pawns knights bishops rooks queens kings whi
                                    "white_to_move key in_check ep_square halfmove"))
 
 
+# A node's place on its line from the root: its ply, its plies past the horizon (quiescence), the
+# square the last move went to (recaptures), the keys since the last irreversible move
+# (``path[:last + 1]``, this node's last, for repetitions) and whether a null move may be tried.
+Line = namedtuple("Line", "ply qply last_target path last can_null")
+# The per-search tables the whole tree reads and writes: the search's parameters and reductions,
+# the move ordering's history and killers, the transposition table, the evaluation's weights and
+# the network's first layers by ply, the principal variation by ply.
+Tables = namedtuple("Tables", "params reductions history_black history_white killers table entries "
+                              "generation weights network acc pv")
+# What ends a call and what it reports: its counters, its node budget, the stop word and the value
+# at which it stops, the iteration's depth (which bounds the check extension) and the tablebase
+# results it reads and asks for.
+Control = namedtuple("Control", "counts budget stop stop_at root_depth probe_keys probe_results "
+                                "request")
+
+
 # The table's own score conversions (engine/tt.py), compiled for the kernel.
 _from_tt = njit(cache=True, nogil=True)(score_from_tt)
 _to_tt = njit(cache=True, nogil=True)(score_to_tt)
@@ -144,12 +160,14 @@ def _count_node(counts, ply, budget, stop, stop_at):
 
 
 @njit(cache=True, nogil=True)
-def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, root_depth,
-            can_null, params, reductions, history_black, history_white, killers, table, entries,
-            generation, weights, network, acc, pv, counts, budget, stop, stop_at, probe_keys,
-            probe_results, request):
+def _search(position, depth, alpha, beta, line, tables, control):
+    """A node: its score from its mover's view (see `search`)."""
     (pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, key, in_check,
      ep_square, halfmove) = position
+    ply, qply, last_target, path, last, can_null = line
+    (params, reductions, history_black, history_white, killers, table, entries, generation, weights,
+     network, acc, pv) = tables
+    counts, budget, stop, stop_at, root_depth, probe_keys, probe_results, request = control
     occupied = pawns | knights | bishops | rooks | queens | kings
     black = occupied & ~white
     ours = white if white_to_move else black
@@ -241,11 +259,7 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ro
             # Step 7. Razoring, reverse futility, null move.
             if not is_pv and abs(beta) < MATE_BOUND:
                 if depth <= 2 and static_eval + params[RAZOR + depth - 1] <= alpha:
-                    result = _search(position, horizon, alpha, alpha + 1, ply, horizon,
-                                     last_target, path, last, root_depth, can_null, params,
-                                     reductions, history_black, history_white, killers, table,
-                                     entries, generation, weights, network, acc, pv, counts, budget,
-                                     stop, stop_at, probe_keys, probe_results, request)
+                    result = _search(position, horizon, alpha, alpha + 1, line, tables, control)
                     if result <= alpha:  # NEED_PROBE and OUT_OF_NODES too
                         return result
                 if (depth <= params[REVERSE_FUTILITY_DEPTH_SLOT]
@@ -264,12 +278,9 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ro
                     after_null = Position(pawns, knights, bishops, rooks, queens, kings, white,
                                           castling, not white_to_move, null_key, not_check,
                                           no_square, halfmove + 1)
-                    result = _search(after_null, depth - 1 - reduction, -beta, -beta + 1, ply + 1,
-                                     horizon, last_target, path[last + 1:], horizon, root_depth,
-                                     not_check, params, reductions, history_black, history_white,
-                                     killers, table, entries, generation, weights, network, acc, pv,
-                                     counts, budget, stop, stop_at, probe_keys, probe_results,
-                                     request)
+                    result = _search(after_null, depth - 1 - reduction, -beta, -beta + 1,
+                                     Line(ply + 1, horizon, last_target, path[last + 1:], horizon,
+                                          not_check), tables, control)
                     if result <= NEED_PROBE:
                         return result
                     if -result >= beta:
@@ -324,34 +335,21 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ro
                       white, p, n, b, r, q, k, child_white)
             after = Position(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
                              child_key, gives_check, child_ep, child_halfmove)
+            child_line = Line(ply + 1, horizon, target, path, last + 1, may_null)
             if is_pv:
                 pv[ply + 1, 0] = 0
             if moves_searched == 0 or (is_pv and not params[PVS]):
-                result = _search(after, depth - 1, -beta, -alpha, ply + 1, horizon, target, path,
-                                 last + 1, root_depth, may_null, params, reductions,
-                                 history_black, history_white, killers, table, entries,
-                                 generation, weights, network, acc, pv, counts, budget, stop,
-                                 stop_at, probe_keys, probe_results, request)
+                result = _search(after, depth - 1, -beta, -alpha, child_line, tables, control)
             else:
                 # PVS: does the move beat alpha (a null window, a late quiet move shallower
                 # first)? Only then is it searched at full depth, and in a PV node with the window.
-                result = _search(after, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1,
-                                 horizon, target, path, last + 1, root_depth, may_null, params,
-                                 reductions, history_black, history_white, killers, table,
-                                 entries, generation, weights, network, acc, pv, counts, budget,
-                                 stop, stop_at, probe_keys, probe_results, request)
+                result = _search(after, depth - 1 - reduction, -alpha - 1, -alpha, child_line,
+                                 tables, control)
                 if reduction and NEED_PROBE < result < -alpha:
-                    result = _search(after, depth - 1, -alpha - 1, -alpha, ply + 1, horizon,
-                                     target, path, last + 1, root_depth, may_null, params,
-                                     reductions, history_black, history_white, killers, table,
-                                     entries, generation, weights, network, acc, pv, counts,
-                                     budget, stop, stop_at, probe_keys, probe_results, request)
+                    result = _search(after, depth - 1, -alpha - 1, -alpha, child_line, tables,
+                                     control)
                 if is_pv and NEED_PROBE < result < -alpha and -result < beta:
-                    result = _search(after, depth - 1, -beta, -alpha, ply + 1, horizon, target,
-                                     path, last + 1, root_depth, may_null, params, reductions,
-                                     history_black, history_white, killers, table, entries,
-                                     generation, weights, network, acc, pv, counts, budget, stop,
-                                     stop_at, probe_keys, probe_results, request)
+                    result = _search(after, depth - 1, -beta, -alpha, child_line, tables, control)
             if result <= NEED_PROBE:
                 return result
             score = -result
@@ -491,10 +489,9 @@ def _search(position, depth, alpha, beta, ply, qply, last_target, path, last, ro
                   p, n, b, r, q, k, child_white)
         after = Position(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
                          child_key, gives_check, child_ep, child_halfmove)
-        result = _search(after, horizon, -beta, -alpha, ply + 1, qply + 1, code >> 6 & 63, path,
-                         last, root_depth, can_null, params, reductions, history_black,
-                         history_white, killers, table, entries, generation, weights, network,
-                         acc, pv, counts, budget, stop, stop_at, probe_keys, probe_results, request)
+        result = _search(after, horizon, -beta, -alpha,
+                         Line(ply + 1, qply + 1, code >> 6 & 63, path, last, can_null), tables,
+                         control)
         if result <= NEED_PROBE:
             return result
         score = -result
@@ -522,9 +519,11 @@ POSITION = NamedTuple((uint64, uint64, uint64, uint64, uint64, uint64, uint64, u
 _SHARED = (int64[::1], int64[:, ::1], int64[::1], int64[::1], int64[:, ::1], uint64[::1], uint64,
            int64, int64[:, ::1], NETWORK_WEIGHTS, int32[:, :, ::1], int64[:, ::1], int64[::1], int64,
            int64[::1], int64, uint64[::1], int64[::1], uint64[::1])
-_SIGNATURE = int64(POSITION, int64, int64, int64, int64, int64, int64, uint64[::1], int64, int64,
-                   boolean, *_SHARED)
-_search = compile_kernel(_search, _SIGNATURE)
+LINE = NamedTuple((int64, int64, int64, uint64[::1], int64, boolean), Line)
+TABLES = NamedTuple(_SHARED[:12], Tables)
+CONTROL = NamedTuple((int64[::1], int64, int64[::1], int64, int64, uint64[::1], int64[::1],
+                      uint64[::1]), Control)
+_search = compile_kernel(_search, int64(POSITION, int64, int64, int64, LINE, TABLES, CONTROL))
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -554,15 +553,17 @@ def _search_board(pawns, knights, bishops, rooks, queens, kings, white, castling
         acc, pv, counts, stop, probe_keys, probe_results, request)
     return _search(Position(pawns, knights, bishops, rooks, queens, kings, white, castling,
                             white_to_move, key, in_check, ep_square, halfmove), depth, alpha,
-                   beta, ply, qply, last_target, path, last, root_depth, can_null, params,
-                   reductions, history_black, history_white, killers, table, entries, generation,
-                   weights, network, acc, pv, counts, budget, stop, stop_at, probe_keys, probe_results,
-                   request)
+                   beta, Line(ply, qply, last_target, path, last, can_null),
+                   Tables(params, reductions, history_black, history_white, killers, table,
+                          entries, generation, weights, network, acc, pv),
+                   Control(counts, budget, stop, stop_at, root_depth, probe_keys, probe_results,
+                           request))
 
 
 search = compile_kernel(_search_board, int64(uint64, uint64, uint64, uint64, uint64, uint64, uint64,
-                                             uint64, boolean, uint64, boolean, int64, int64,
-                                             *_SIGNATURE.args[1:]))
+                                             uint64, boolean, uint64, boolean, int64, int64, int64,
+                                             int64, int64, int64, int64, int64, uint64[::1], int64,
+                                             int64, boolean, *_SHARED))
 """``search(pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, key,
 in_check, ep_square, halfmove, depth, alpha, beta, ply, qply, last_target, path, last,
 root_depth, can_null, params, reductions, history_black, history_white, killers, table, entries,
