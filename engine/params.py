@@ -1,69 +1,117 @@
-"""The search's parameters and reduction rules, declared once for the Python search and the kernel.
+"""The search's parameters, each declared once, and its reduction and extension rules.
 
-The margins and counts below are read by name in engine/search.py and, through the `KERNEL_PARAMS`
-array (numba freezes module globals when it compiles, so the kernel takes them as an argument), by
-slot in engine/scout.py. The reductions that are formulas are numba functions that both call.
+Every number a rule of the search reads is a `Parameter` in PARAMETERS: its value, the value that
+switches its rule off, and the range and step a tuner of games may try. From that list follow each
+parameter's slot in the `params` array (a module constant of its name: the kernel reads
+``params[P.RAZOR + depth - 1]``), the array's length and defaults (KERNEL_PARAMS) and the tests'
+no-pruning oracle (`without_pruning`). Numba freezes module globals when it compiles, so the values
+travel as that array: a tuner changes them with no recompile. A new rule with a parameter is two
+edits: its declaration here and the rule that reads it (tests/test_search_parts.py adds one).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from numba import boolean, int64, njit
 
 from engine.bitboards import compile_kernel
 
-MAX_DEPTH = 100
+MAX_DEPTH = 100  # the deepest iteration
+NEVER = 1 << 30  # a depth, count or margin no search reaches: the value that switches a rule off
 
-# Pruning margins (centipawns) and counts, each used in one named step of a node.
-REVERSE_FUTILITY_MARGIN = 90  # per ply of remaining depth
-REVERSE_FUTILITY_DEPTH = 6  # the deepest node it applies to
-FUTILITY_MARGIN = (0, 160, 320)  # by remaining depth
-DELTA_MARGIN = 200
-LATE_MOVE_COUNT = (0, 6, 10, 16)  # by remaining depth: quiet moves searched before pruning the rest
-RECAPTURES_ONLY_AFTER = 4  # quiescence plies after which only recaptures are searched
-QUIESCENCE_DEPTH = 0  # the depth of quiescence results in the TT: below every real search
-SEE_PRUNE_DEPTH = 3  # captures losing more than SEE_MARGIN per ply of depth are pruned up to here
-SEE_MARGIN = 100
-RAZOR_MARGIN = (0, 300, 550)  # by remaining depth: below alpha by this, ask quiescence first
-NULL_MOVE_DEPTH = 2  # the least remaining depth at which a null move is tried
-IIR_DEPTH = 4  # from this depth on, a node without a table move is searched a ply shallower
 
-# Late-move reductions, by remaining depth and by the number of moves searched before this one.
-REDUCTIONS = np.zeros((MAX_DEPTH + 2, 64), dtype=np.int64)
-for _d in range(1, MAX_DEPTH + 2):
-    for _m in range(1, 64):
-        REDUCTIONS[_d, _m] = int(0.75 + math.log(_d) * math.log(_m) / 1.9)
+@dataclass(frozen=True)
+class Parameter:
+    """A number of the search. A tuple value is one number per remaining depth from 1 on, in
+    consecutive slots (NAME for depth 1, NAME + 1 for depth 2, ...), and NAME_DEPTHS its length."""
 
-# The kernel's `params` slots: RAZOR and FUTILITY hold the margins of depths 1 and 2, LATE_MOVES
-# the counts of depths 1 to 3; TABLEBASE_MEN to NETWORK_B2 are set for each search (engine/search.py
-# prepare). The last three only switch a technique off, for scripts/alphabeta_table.py
-# --techniques: TABLE_READS 0 (the nodes read nothing from the transposition table, neither
-# results nor moves), KILLERS_AND_HISTORY 0 (quiet cut-offs are not recorded, so quiet moves keep
-# their generation order), QUIESCENCE_PLIES 0 (the static evaluation at the horizon).
-(RECAPTURES_AFTER, DELTA, RAZOR, _, REVERSE_FUTILITY, REVERSE_FUTILITY_DEPTH_SLOT, FUTILITY, _,
- LATE_MOVES, _, _, SEE, SEE_DEPTH, NULL_MOVE_DEPTH_SLOT, IIR_DEPTH_SLOT, TABLEBASE_MEN, CHESS960,
- NETWORK, NETWORK_B2, TABLE_READS, KILLERS_AND_HISTORY, QUIESCENCE_PLIES, PVS) = range(23)
-PARAMS = 23
+    name: str
+    value: int | tuple[int, ...]
+    off: int  # switches its rule off (equal to ``value`` where it is no rule's switch)
+    low: int = 0  # the range and step a tuner may try (step 0: not tuned)
+    high: int = 0
+    step: int = 0
+    prunes: bool = False  # a pruning rule: off in `without_pruning`
+
+    @property
+    def values(self) -> tuple[int, ...]:
+        return self.value if isinstance(self.value, tuple) else (self.value,)
+
+
+PARAMETERS = (
+    # Quiescence.
+    Parameter("RECAPTURES_AFTER", 4, NEVER, 2, 8, 1, prunes=True),  # plies, then only recaptures
+    Parameter("DELTA", 200, NEVER, 100, 400, 25, prunes=True),  # a capture this short of alpha ends them
+    # Before the moves: razoring (below alpha by this, by depth: quiescence first), reverse
+    # futility (above beta by this a ply, up to a depth), null move (from a depth; a reduction of
+    # BASE plies, one more per DIVISOR of depth, up to EVAL_MAX more by EVAL_DIVISOR above beta),
+    # internal iterative reduction (from a depth, a node without a table move).
+    Parameter("RAZOR", (300, 550), NEVER, 150, 800, 25, prunes=True),
+    Parameter("REVERSE_FUTILITY", 90, NEVER, 50, 150, 5, prunes=True),
+    Parameter("REVERSE_FUTILITY_DEPTH", 6, 0, 3, 9, 1, prunes=True),
+    Parameter("NULL_MOVE_DEPTH", 2, NEVER, 1, 4, 1, prunes=True),
+    Parameter("NULL_MOVE_BASE", 3, 3, 2, 4, 1),
+    Parameter("NULL_MOVE_DEPTH_DIVISOR", 4, 4, 3, 8, 1),
+    Parameter("NULL_MOVE_EVAL_MAX", 3, 3, 0, 4, 1),
+    Parameter("NULL_MOVE_EVAL_DIVISOR", 200, 200, 100, 400, 25),
+    Parameter("IIR_DEPTH", 4, NEVER, 3, 8, 1, prunes=True),
+    # In the move loop: futility (static score this short of alpha, by depth), late-move pruning
+    # (quiet moves searched before the rest are pruned, by depth), SEE pruning (captures losing
+    # more than this a ply, up to a depth), late-move reductions (from a depth and a move number).
+    Parameter("FUTILITY", (160, 320), NEVER, 80, 500, 20, prunes=True),
+    Parameter("LATE_MOVES", (6, 10, 16), NEVER, 3, 30, 1, prunes=True),
+    Parameter("SEE", 100, NEVER, 50, 200, 10, prunes=True),
+    Parameter("SEE_DEPTH", 3, 0, 1, 6, 1, prunes=True),
+    Parameter("LMR_DEPTH", 3, NEVER, 2, 5, 1),
+    Parameter("LMR_MOVES", 3, NEVER, 2, 6, 1),
+    Parameter("LMR_BASE", 75, 75, 25, 125, 5),  # hundredths: the table's constant term
+    Parameter("LMR_DIVISOR", 190, 190, 120, 300, 10),  # hundredths: log(depth) log(moves) / this
+    # The root: the aspiration window (cp) from a depth on, widened up to a limit.
+    Parameter("ASPIRATION", 30, 30, 10, 60, 5),
+    Parameter("ASPIRATION_DEPTH", 4, NEVER, 2, 8, 1),
+    Parameter("ASPIRATION_LIMIT", 1000, 1000, 300, 2000, 100),
+    # Whole techniques, on in play, off for the techniques table (scripts/alphabeta_table.py).
+    Parameter("TABLE_READS", 1, 0),  # 0: no node reads the table (scores or moves)
+    Parameter("KILLERS_AND_HISTORY", 1, 0),  # 0: quiet cut-offs are not recorded
+    Parameter("QUIESCENCE_PLIES", NEVER, 0),  # 0: the static evaluation at the horizon
+    Parameter("PVS", 1, 0),  # 0: a PV node searches every move with the full window
+)
+# Set for each search by engine/search.py (prepare): not tuned, never switched off.
+SETTINGS = ("TABLEBASE_MEN", "CHESS960", "NETWORK", "NETWORK_B2")
+
+SLOTS: dict[str, int] = {}  # each parameter's first slot, then each setting's
+for _parameter in PARAMETERS:
+    SLOTS[_parameter.name] = sum(len(p.values) for p in PARAMETERS[:PARAMETERS.index(_parameter)])
+    if isinstance(_parameter.value, tuple):
+        globals()[f"{_parameter.name}_DEPTHS"] = len(_parameter.values)
+for _setting in SETTINGS:
+    SLOTS[_setting] = sum(len(p.values) for p in PARAMETERS) + SETTINGS.index(_setting)
+globals().update(SLOTS)
+PARAMS = len(SLOTS) + sum(len(p.values) - 1 for p in PARAMETERS)
 KERNEL_PARAMS = np.zeros(PARAMS, dtype=np.int64)
-KERNEL_PARAMS[RECAPTURES_AFTER] = RECAPTURES_ONLY_AFTER
-KERNEL_PARAMS[DELTA] = DELTA_MARGIN
-KERNEL_PARAMS[RAZOR:RAZOR + 2] = RAZOR_MARGIN[1:]
-KERNEL_PARAMS[REVERSE_FUTILITY] = REVERSE_FUTILITY_MARGIN
-KERNEL_PARAMS[REVERSE_FUTILITY_DEPTH_SLOT] = REVERSE_FUTILITY_DEPTH
-KERNEL_PARAMS[FUTILITY:FUTILITY + 2] = FUTILITY_MARGIN[1:]
-KERNEL_PARAMS[LATE_MOVES:LATE_MOVES + 3] = LATE_MOVE_COUNT[1:]
-KERNEL_PARAMS[SEE] = SEE_MARGIN
-KERNEL_PARAMS[SEE_DEPTH] = SEE_PRUNE_DEPTH
-KERNEL_PARAMS[NULL_MOVE_DEPTH_SLOT] = NULL_MOVE_DEPTH
-KERNEL_PARAMS[IIR_DEPTH_SLOT] = IIR_DEPTH
-KERNEL_PARAMS[TABLE_READS] = 1
-KERNEL_PARAMS[KILLERS_AND_HISTORY] = 1
-KERNEL_PARAMS[PVS] = 1  # 0: a PV node searches every move with the full window
-# Quiescence plies past the horizon: every one (the ply limit, MAX_PLY, ends a line first).
-KERNEL_PARAMS[QUIESCENCE_PLIES] = 1 << 30
-assert len(RAZOR_MARGIN) == len(FUTILITY_MARGIN) == 3 and len(LATE_MOVE_COUNT) == 4  # the slots
+for _parameter in PARAMETERS:
+    _slot = SLOTS[_parameter.name]
+    KERNEL_PARAMS[_slot:_slot + len(_parameter.values)] = _parameter.values
+
+
+def late_move_reductions(params: np.ndarray) -> np.ndarray:
+    """Late-move reductions by remaining depth and by the number of moves searched before, from
+    LMR_BASE and LMR_DIVISOR."""
+    base, divisor = params[SLOTS["LMR_BASE"]] / 100, params[SLOTS["LMR_DIVISOR"]] / 100
+    table = np.zeros((MAX_DEPTH + 2, 64), dtype=np.int64)
+    for depth in range(1, MAX_DEPTH + 2):
+        for moves in range(1, 64):
+            table[depth, moves] = int(base + math.log(depth) * math.log(moves) / divisor)
+    return table
+
+
+REDUCTIONS = late_move_reductions(KERNEL_PARAMS)
+
+# This module by name, for its slots (module constants made above) in the numba rules below.
+from engine import params as P  # noqa: E402
 
 
 @njit(cache=True, nogil=True)
@@ -75,18 +123,23 @@ def _extends_check(in_check, ply, root_depth):
 
 
 @njit(cache=True, nogil=True)
-def null_move_reduction(depth, static_eval, beta):
-    """How much shallower than the node the null move's search is: three plies, one more per four
-    of depth, and up to three more as the static score rises above beta."""
-    return 3 + depth // 4 + min(3, (static_eval - beta) // 200)
+def null_move_reduction(params, depth, static_eval, beta):
+    """How much shallower than the node the null move's search is: NULL_MOVE_BASE plies, one more
+    per NULL_MOVE_DEPTH_DIVISOR of depth, and one more per NULL_MOVE_EVAL_DIVISOR of the static
+    score above beta, up to NULL_MOVE_EVAL_MAX."""
+    return (params[P.NULL_MOVE_BASE] + depth // params[P.NULL_MOVE_DEPTH_DIVISOR]
+            + min(params[P.NULL_MOVE_EVAL_MAX],
+                  (static_eval - beta) // params[P.NULL_MOVE_EVAL_DIVISOR]))
 
 
 @njit(cache=True, nogil=True)
-def _late_move_reduction(reductions, depth, moves_searched, is_quiet, in_check, gives_check, is_pv):
-    """How much shallower a move is searched at first: from the third ply of depth on, a quiet
-    move that is not a check (nor out of check) after three moves, by the table (one ply less in
-    PV nodes), leaving at least one ply; 0 for every other move."""
-    if depth < 3 or moves_searched < 3 or not is_quiet or in_check or gives_check:
+def _late_move_reduction(params, reductions, depth, moves_searched, is_quiet, in_check,
+                         gives_check, is_pv):
+    """How much shallower a move is searched at first: from LMR_DEPTH plies of depth on, a quiet
+    move that is not a check (nor out of check) after LMR_MOVES moves, by the table (one ply less
+    in PV nodes), leaving at least one ply; 0 for every other move."""
+    if (depth < params[P.LMR_DEPTH] or moves_searched < params[P.LMR_MOVES] or not is_quiet
+            or in_check or gives_check):
         return 0
     return max(0, min(reductions[depth, min(moves_searched, 63)] - is_pv, depth - 2))
 
@@ -94,34 +147,34 @@ def _late_move_reduction(reductions, depth, moves_searched, is_quiet, in_check, 
 @njit(cache=True, nogil=True)
 def _internal_iterative_reduction(depth, has_table_move, iir_depth):
     """How much shallower a node is searched: one ply from ``iir_depth`` (IIR_DEPTH) on when the
-    table has no move for it (its move order is then poor), else 0. Kernel and PV nodes alike
-    (the kernel's from stop 47 on: +17 Elo at the scaled 2+0.02, docs/experiments.md)."""
+    table has no move for it (its move order is then poor), else 0 (+17 Elo at the scaled
+    2+0.02, docs/experiments.md)."""
     return 1 if not has_table_move and depth >= iir_depth else 0
 
 
+def default(name: str) -> int | tuple[int, ...]:
+    """The value PARAMETERS declares for ``name``."""
+    return next(p.value for p in PARAMETERS if p.name == name)
+
+
 def without_pruning(kernel_params: np.ndarray) -> np.ndarray:
-    """A copy of ``kernel_params`` with every pruning rule of the kernel switched off: razoring,
-    reverse futility, null move, internal iterative reduction, futility, late-move, SEE and delta
-    pruning, and the recaptures-only rule of deep quiescence. With reductions of zero too, the
-    kernel searches the plain alpha-beta tree with quiescence (the tests' oracle: its value is
-    plain negamax's)."""
+    """A copy of ``kernel_params`` with every pruning rule of the kernel switched off (each by its
+    `Parameter.off`): razoring, reverse futility, null move, internal iterative reduction,
+    futility, late-move, SEE and delta pruning, and the recaptures-only rule of deep quiescence.
+    With reductions of zero too, the kernel searches the plain alpha-beta tree with quiescence
+    (the tests' oracle: its value is plain negamax's)."""
     off = kernel_params.copy()
-    never = 1 << 30
-    off[RAZOR:RAZOR + 2] = never
-    off[REVERSE_FUTILITY_DEPTH_SLOT] = 0
-    off[NULL_MOVE_DEPTH_SLOT] = never
-    off[IIR_DEPTH_SLOT] = never
-    off[FUTILITY:FUTILITY + 2] = never
-    off[LATE_MOVES:LATE_MOVES + 3] = never
-    off[SEE_DEPTH] = 0
-    off[DELTA] = never
-    off[RECAPTURES_AFTER] = never
+    for parameter in PARAMETERS:
+        if parameter.prunes:
+            slot = SLOTS[parameter.name]
+            off[slot:slot + len(parameter.values)] = parameter.off
     return off
 
 
-# Compiled at import (the Python search calls them too: never compiled during a search).
+# Compiled at import (never during a search).
 extends_check = compile_kernel(_extends_check, boolean(boolean, int64, int64))
 internal_iterative_reduction = compile_kernel(_internal_iterative_reduction,
                                               int64(int64, boolean, int64))
-late_move_reduction = compile_kernel(_late_move_reduction, int64(int64[:, ::1], int64, int64,
-                                                                 boolean, boolean, boolean, boolean))
+late_move_reduction = compile_kernel(_late_move_reduction, int64(int64[::1], int64[:, ::1], int64,
+                                                                 int64, boolean, boolean, boolean,
+                                                                 boolean))

@@ -34,12 +34,9 @@ from engine.evaluate import _evaluate_kernel
 from engine.movegen import (_capture_kernel_impl, _quiet_kernel_impl, evasion_kernel,
                             promotion_kernel, quiet_checks)
 from engine.movepick import _first_moves, _move_id, _next_move, _record_cutoff
-from engine.params import (CHESS960, DELTA, FUTILITY, IIR_DEPTH_SLOT, KILLERS_AND_HISTORY,
-                           LATE_MOVES, NETWORK, NETWORK_B2, NULL_MOVE_DEPTH_SLOT,
-                           QUIESCENCE_PLIES, RAZOR, RECAPTURES_AFTER, REVERSE_FUTILITY,
-                           REVERSE_FUTILITY_DEPTH_SLOT, SEE, SEE_DEPTH, TABLE_READS,
-                           TABLEBASE_MEN, PVS, extends_check, internal_iterative_reduction,
-                           late_move_reduction, null_move_reduction)
+from engine import params as P
+from engine.params import (extends_check, internal_iterative_reduction, late_move_reduction,
+                           null_move_reduction)
 from engine.score import MATE, MATE_BOUND, MAX_PLY, PIECE_VALUE, TB_WIN_THRESHOLD, wdl_to_score
 from engine.see import _see_kernel
 from engine.tt import EXACT, LOWER, UPPER, score_from_tt, score_to_tt
@@ -103,8 +100,8 @@ def _evaluation(pawns, knights, bishops, rooks, queens, kings, white, black, whi
                 weights, network, acc, ply, params):
     """`Search.evaluate`: the network's score from the first layer kept for this ply (``acc[ply]``),
     or the classical evaluation."""
-    if params[NETWORK]:
-        return nn.output(acc[ply], white_to_move, network[2], params[NETWORK_B2])
+    if params[P.NETWORK]:
+        return nn.output(acc[ply], white_to_move, network[2], params[P.NETWORK_B2])
     return _evaluate_kernel(pawns, knights, bishops, rooks, queens, kings, white, black,
                             white_to_move, weights)
 
@@ -123,7 +120,7 @@ def _static_score(pawns, knights, bishops, rooks, queens, kings, white, black, w
 def _to_child(params, network, acc, ply, pawns, knights, bishops, rooks, queens, kings, white, p, n,
               b, r, q, k, child_white):
     """Where the network evaluates: the first layer of the position after a move, at ply + 1."""
-    if params[NETWORK]:
+    if params[P.NETWORK]:
         nn.update(acc[ply], acc[ply + 1], (pawns, knights, bishops, rooks, queens, kings), white,
                   (p, n, b, r, q, k), child_white, network[0])
 
@@ -183,7 +180,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
     is_pv = beta - alpha > 1
     horizon = depth - depth
     promoting = pawns & ours & SEVENTH_RANK[1 if white_to_move else 0]
-    chess960 = params[CHESS960] != 0
+    chess960 = params[P.CHESS960] != 0
     history = history_white if white_to_move else history_black
     if qply == 0 and extends_check(in_check, ply, root_depth):
         depth += 1  # (of Search.pvs nodes, not of quiescence's)
@@ -220,7 +217,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
             return alpha
         # Step 4. The table.
         tt_depth, tt_bound, tt_score, hash_code = _probe_impl(table, key, entries)
-        if tt_depth != MISS and params[TABLE_READS]:
+        if tt_depth != MISS and params[P.TABLE_READS]:
             tt_score = _from_tt(tt_score, ply)
             if not is_pv and tt_depth >= depth and (
                     tt_bound == EXACT or (tt_bound == LOWER and tt_score >= beta)
@@ -231,7 +228,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
         # Step 5. Tablebases: an exact result for few men, right after a capture or pawn move.
         # python-chess reads the files: the result of a position not probed yet is asked of
         # the Python search, which probes it and calls again.
-        if (halfmove == 0 and castling == U0 and popcount(occupied) <= params[TABLEBASE_MEN]):
+        if (halfmove == 0 and castling == U0 and popcount(occupied) <= params[P.TABLEBASE_MEN]):
             wdl = _probed(key, probe_keys, probe_results)
             if wdl == NOT_PROBED:
                 request[REQUEST_PAWNS] = pawns
@@ -258,16 +255,16 @@ def _search(position, depth, alpha, beta, line, tables, control):
                                         white_to_move, weights, network, acc, ply, params)
             # Step 7. Razoring, reverse futility, null move.
             if not is_pv and abs(beta) < MATE_BOUND:
-                if depth <= 2 and static_eval + params[RAZOR + depth - 1] <= alpha:
+                if depth <= P.RAZOR_DEPTHS and static_eval + params[P.RAZOR + depth - 1] <= alpha:
                     result = _search(position, horizon, alpha, alpha + 1, line, tables, control)
                     if result <= alpha:  # NEED_PROBE and OUT_OF_NODES too
                         return result
-                if (depth <= params[REVERSE_FUTILITY_DEPTH_SLOT]
-                        and static_eval - params[REVERSE_FUTILITY] * depth >= beta):
+                if (depth <= params[P.REVERSE_FUTILITY_DEPTH]
+                        and static_eval - params[P.REVERSE_FUTILITY] * depth >= beta):
                     return static_eval
-                if (can_null and depth >= params[NULL_MOVE_DEPTH_SLOT] and static_eval >= beta
+                if (can_null and depth >= params[P.NULL_MOVE_DEPTH] and static_eval >= beta
                         and ours & ~(pawns | kings)):
-                    reduction = null_move_reduction(depth, static_eval, beta)
+                    reduction = null_move_reduction(params, depth, static_eval, beta)
                     null_key, _ = _key_kernel(pawns, knights, bishops, rooks, queens, kings, white,
                                               castling, not white_to_move, no_square)
                     # A repetition cannot reach back past a null move: the child's path starts
@@ -285,13 +282,14 @@ def _search(position, depth, alpha, beta, line, tables, control):
                         return result
                     if -result >= beta:
                         return beta if -result >= MATE_BOUND else -result
-        depth -= internal_iterative_reduction(depth, hash_code != 0, params[IIR_DEPTH_SLOT])
+        depth -= internal_iterative_reduction(depth, hash_code != 0, params[P.IIR_DEPTH])
         # Step 8. The moves, with futility, late-move and SEE pruning out of check, and late quiet
         # moves searched shallower.
         moves, losing, skip = _first_moves(pawns, knights, bishops, rooks, queens, kings, ours,
                                            white_to_move, castling, chess960, ep_square, in_check,
                                            hash_code)
-        futility_value = static_eval + params[FUTILITY + depth - 1] if depth <= 2 else INFINITY
+        futility_value = (static_eval + params[P.FUTILITY + depth - 1]
+                          if depth <= P.FUTILITY_DEPTHS else INFINITY)
         futile = not in_check and not is_pv and futility_value <= alpha
         best_score = -INFINITY
         best_move = 0
@@ -317,18 +315,18 @@ def _search(position, depth, alpha, beta, line, tables, control):
                                      castling, white_to_move, key, ep_square, halfmove)
             if (not in_check and not is_pv and moves_searched > 0
                     and best_score > -TB_WIN_THRESHOLD):
-                if is_quiet and (futile or (depth <= 3 and
-                                            moves_searched >= params[LATE_MOVES + depth - 1])):
+                if is_quiet and (futile or (depth <= P.LATE_MOVES_DEPTHS and
+                                            moves_searched >= params[P.LATE_MOVES + depth - 1])):
                     if not gives_check:  # futility and late-move pruning
                         if futile and best_score < futility_value:
                             best_score = futility_value
                         continue
-                elif (not is_quiet and depth <= params[SEE_DEPTH]
+                elif (not is_quiet and depth <= params[P.SEE_DEPTH]
                       and _see_kernel(pawns, knights, bishops, rooks, queens, kings, white, origin,
-                                      target, white_to_move) < -params[SEE] * depth):
+                                      target, white_to_move) < -params[P.SEE] * depth):
                     continue  # SEE pruning
             _prefetch_entry(table, child_key, entries)
-            reduction = late_move_reduction(reductions, depth, moves_searched, is_quiet, in_check,
+            reduction = late_move_reduction(params, reductions, depth, moves_searched, is_quiet, in_check,
                                             gives_check, is_pv)
             path[last + 1] = child_key
             _to_child(params, network, acc, ply, pawns, knights, bishops, rooks, queens, kings,
@@ -338,7 +336,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
             child_line = Line(ply + 1, horizon, target, path, last + 1, may_null)
             if is_pv:
                 pv[ply + 1, 0] = 0
-            if moves_searched == 0 or (is_pv and not params[PVS]):
+            if moves_searched == 0 or (is_pv and not params[P.PVS]):
                 result = _search(after, depth - 1, -beta, -alpha, child_line, tables, control)
             else:
                 # PVS: does the move beat alpha (a null window, a late quiet move shallower
@@ -380,7 +378,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
             bound = UPPER
         _store_impl(table, key, entries, depth, bound, _to_tt(best_score, ply), best_move,
                     generation)
-        if cut_by_quiet and params[KILLERS_AND_HISTORY]:
+        if cut_by_quiet and params[P.KILLERS_AND_HISTORY]:
             _record_cutoff(best_move, ply, depth, history, tried[:n_tried], killers)
         return best_score
 
@@ -389,12 +387,12 @@ def _search(position, depth, alpha, beta, line, tables, control):
         return OUT_OF_NODES
     # (QUIESCENCE_PLIES 0: no quiescence, the static evaluation at the horizon, for the
     # techniques table; by default only the ply limit ends a line here.)
-    if ply >= MAX_PLY or qply >= params[QUIESCENCE_PLIES]:
+    if ply >= MAX_PLY or qply >= params[P.QUIESCENCE_PLIES]:
         counts[EVALUATIONS] += 1
         return _static_score(pawns, knights, bishops, rooks, queens, kings, white, black,
                              white_to_move, weights, network, acc, ply, params)
     tt_depth, tt_bound, tt_score, _ = _probe_impl(table, key, entries)
-    if tt_depth != MISS and params[TABLE_READS]:
+    if tt_depth != MISS and params[P.TABLE_READS]:
         tt_score = _from_tt(tt_score, ply)
         if (tt_bound == EXACT or (tt_bound == LOWER and tt_score >= beta)
                 or (tt_bound == UPPER and tt_score <= alpha)):
@@ -412,7 +410,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
                                            in_check, horizon)
         done = np.full(2, -1, dtype=np.int64)
     else:
-        recaptures_after = params[RECAPTURES_AFTER]
+        recaptures_after = params[P.RECAPTURES_AFTER]
         promotions = promotion_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
                                       white_to_move, promoting)
         if (ours & ~(pawns | kings)) == U0:
@@ -473,7 +471,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
             if code >> 20 == 0:
                 # Delta pruning ends the captures (they come by victim, largest first); no move
                 # is played that loses its man by SEE, a quiet check included.
-                if i <= n_captures and stand_pat + victim + params[DELTA] <= alpha:
+                if i <= n_captures and stand_pat + victim + params[P.DELTA] <= alpha:
                     i = n_captures
                     continue
                 if _VALUE[code >> 16] > victim and _see_kernel(pawns, knights, bishops, rooks,
@@ -512,7 +510,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
     return best_score
 
 
-# The network's w1 (768, H), b1 (H) and w2 (2H); its b2 is params[NETWORK_B2].
+# The network's w1 (768, H), b1 (H) and w2 (2H); its b2 is params[P.NETWORK_B2].
 NETWORK_WEIGHTS = Tuple((int16[:, ::1], int16[::1], int16[::1]))
 POSITION = NamedTuple((uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean,
                        uint64, boolean, int64, int64), Position)
@@ -579,9 +577,9 @@ call found: every entry stored is the result of a finished subtree). ``path[:las
 of the positions since the last irreversible move (or null move), this one last, for repetitions;
 ``halfmove``: the fifty-move counter. ``root_depth``: the iteration's, which bounds the check
 extension (`params.extends_check`). ``params``: engine/params.py's slots; ``reductions``: the
-late-move reductions by depth and move number. ``weights``: the classical evaluation's; where params[NETWORK] is set,
-the network's weights ``network`` (NETWORK_WEIGHTS) evaluate instead, from first layers kept by
-ply in ``acc`` (int32, (MAX_PLY + 1, 2, H)): the caller fills ``acc[ply]``, the kernel updates the
+late-move reductions by depth and move number. ``weights``: the classical evaluation's; where
+params[P.NETWORK] is set, the network's weights ``network`` (NETWORK_WEIGHTS) evaluate instead,
+from first layers kept by ply in ``acc`` (int32, (MAX_PLY + 1, 2, H)): the caller fills ``acc[ply]``, the kernel updates the
 plies below move by move. ``counts`` gets the nodes, evaluations, cut-offs, tablebase hits and
 deepest ply of the call (the caller zeroes it). ``pv[ply]`` gets a principal-variation node's
 line: its length, then its move codes."""

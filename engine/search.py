@@ -27,7 +27,7 @@ from engine.evaluate import evaluate
 from engine.makemove import push
 from engine.movepick import OrderingTables, code_move, ordered_moves
 from engine.network import NetworkEvaluation
-from engine.params import KERNEL_PARAMS, MAX_DEPTH, RECAPTURES_ONLY_AFTER, REDUCTIONS
+from engine.params import KERNEL_PARAMS, MAX_DEPTH, REDUCTIONS, late_move_reductions
 from engine.results import Info, SearchResult
 from engine.score import MATE, MATE_BOUND, MAX_PLY
 from engine.timeman import Limits, TimeBudget, soft_scale
@@ -35,8 +35,6 @@ from engine.tt import EXACT, TranspositionTable, score_to_tt
 from engine.zobrist import key_and_check, position_key
 
 INFINITY = MATE + 1
-ASPIRATION_WINDOW = 30
-ASPIRATION_DEPTH = 4  # the first iteration searched with a window around the last score
 CHECK_EVERY = 64  # nodes between looks at the clock and the stop flag (a few ms)
 PROBE_TABLE_SIZE = 1 << 16  # tablebase results kept for the kernel in one search (a power of 2)
 
@@ -128,7 +126,8 @@ class Search:
         # Switches of whole techniques, on in play; scripts/alphabeta_table.py --techniques turns
         # them off to measure what each saves (the kernel's own are params slots).
         self.iterative_deepening = True  # False: only the last depth is searched
-        self.aspiration_depth = ASPIRATION_DEPTH  # above MAX_DEPTH: no aspiration windows
+        # The values of engine/params.py's parameters this search uses (a tuner sets others).
+        self.parameters = KERNEL_PARAMS
 
     # ------------------------------------------------------------------ iterative deepening
 
@@ -215,8 +214,9 @@ class Search:
         # move codes.
         self.kernel_pv = np.zeros((MAX_PLY + 2, MAX_PLY + 2), dtype=np.int64)
         self.kernel_counts = np.zeros(scout.COUNTS, dtype=np.int64)
-        self.kernel_params = KERNEL_PARAMS.copy()
-        self.reductions = REDUCTIONS
+        self.kernel_params = self.parameters.copy()
+        self.reductions = (REDUCTIONS if np.array_equal(self.parameters, KERNEL_PARAMS)
+                           else late_move_reductions(self.parameters))
         # The tablebase results the kernel reads (`_probe_for_kernel` probes them as it asks).
         tablebases = self.tablebases
         self.kernel_params[params.TABLEBASE_MEN] = 0 if tablebases is None else tablebases.limit
@@ -271,8 +271,9 @@ class Search:
                     report: Callable[[Info], None] | None) -> None:
         """Searches the root with a narrow window around the last score, widening on a miss."""
         previous = root_moves[pv_index].previous_score
-        delta = ASPIRATION_WINDOW
-        if (depth >= self.aspiration_depth and not is_mate_score(previous)
+        parameter = self.kernel_params
+        delta = int(parameter[params.ASPIRATION])
+        if (depth >= parameter[params.ASPIRATION_DEPTH] and not is_mate_score(previous)
                 and previous > -INFINITY):
             alpha, beta = max(previous - delta, -INFINITY), min(previous + delta, INFINITY)
         else:
@@ -290,7 +291,7 @@ class Search:
                 alpha = max(score - delta, -INFINITY)
             else:
                 beta = min(score + delta, INFINITY)
-            if delta > 1000:
+            if delta > parameter[params.ASPIRATION_LIMIT]:
                 alpha, beta = -INFINITY, INFINITY
 
     def _search_root(self, root_moves: list[RootMove], depth: int, alpha: int, beta: int,
@@ -362,7 +363,8 @@ class Search:
         # As the kernel keeps it: the en passant square only if a capture there is legal (the key
         # has its file then, and the kernel's keys of the children take it out).
         ep_square = board.ep_square if board.has_legal_en_passant() else -1
-        last_target = board.peek().to_square if qply >= RECAPTURES_ONLY_AFTER else 0
+        last_target = (board.peek().to_square
+                       if qply >= self.kernel_params[params.RECAPTURES_AFTER] else 0)
         path = self.kernel_path
         last = len(self.keys) - 1
         if self.kernel_params[params.NETWORK]:  # the node's first layer

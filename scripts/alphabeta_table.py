@@ -368,22 +368,23 @@ TECHNIQUES = (
               "without PVS the table only orders moves, and null move, late-move reductions, "
               "futility, late-move and SEE pruning and razoring never fire: they cannot be "
               "separated from PVS without restructuring the search"),
-    Technique("aspiration", "aspiration windows", _attribute("aspiration_depth", NEVER),
+    Technique("aspiration", "aspiration windows", _set(ASPIRATION_DEPTH=NEVER),
               "off: every iteration with the full window"),
     Technique("killers", "killers and history", _set(KILLERS_AND_HISTORY=0),
               "off: quiet cut-offs are not recorded; quiet moves keep their generation order"),
     Technique("quiescence", "quiescence", _set(QUIESCENCE_PLIES=0),
               "off: the static evaluation at the horizon"),
-    Technique("null", "null move", _set(NULL_MOVE_DEPTH_SLOT=NEVER)),
+    Technique("null", "null move", _set(NULL_MOVE_DEPTH=NEVER)),
     Technique("lmr", "late-move reductions", _no_reductions,
               "off: a reductions table of zeros"),
     Technique("pruning", "futility, late-move and SEE pruning, razoring",
-              _set(RAZOR=NEVER, RAZOR__1=NEVER, REVERSE_FUTILITY_DEPTH_SLOT=0, FUTILITY=NEVER,
-                   FUTILITY__1=NEVER, LATE_MOVES=NEVER, LATE_MOVES__1=NEVER,
-                   LATE_MOVES__2=NEVER, SEE_DEPTH=0, DELTA=NEVER, RECAPTURES_AFTER=NEVER),
+              _set(RAZOR=NEVER, RAZOR__1=NEVER, REVERSE_FUTILITY=NEVER, REVERSE_FUTILITY_DEPTH=0,
+                   FUTILITY=NEVER, FUTILITY__1=NEVER, LATE_MOVES=NEVER, LATE_MOVES__1=NEVER,
+                   LATE_MOVES__2=NEVER, SEE=NEVER, SEE_DEPTH=0, DELTA=NEVER,
+                   RECAPTURES_AFTER=NEVER),
               "with reverse futility and delta pruning and quiescence's recaptures-only rule: "
               "with null move and IIR, the rules of params.without_pruning"),
-    Technique("iir", "internal iterative reduction", _set(IIR_DEPTH_SLOT=NEVER)),
+    Technique("iir", "internal iterative reduction", _set(IIR_DEPTH=NEVER)),
 )
 BASE = "alpha-beta with move ordering"
 FULL = "full search"

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import chess
 
+from engine import params
 from engine.evaluate import evaluate
+from engine.params import default
 from engine.score import MATE_BOUND
-from engine.params import (FUTILITY_MARGIN, LATE_MOVE_COUNT, NULL_MOVE_DEPTH, NULL_MOVE_DEPTH_SLOT,
-                           RAZOR_MARGIN, REVERSE_FUTILITY_MARGIN)
 from engine.search import Search
 from engine.timeman import Limits
 from engine.tt import UPPER, TranspositionTable, score_from_tt
+
+FUTILITY_MARGIN = (0, *default("FUTILITY"))  # by remaining depth
+LATE_MOVE_COUNT = (0, *default("LATE_MOVES"))
+RAZOR_MARGIN = (0, *default("RAZOR"))
+NULL_MOVE_DEPTH = default("NULL_MOVE_DEPTH")
+REVERSE_FUTILITY_MARGIN = default("REVERSE_FUTILITY")
 
 # White to move. The rook on b1 guards the bishop on e1: each of the six rook moves off the first
 # rank (Rxb7, the only capture, included) allows ...Rxe1#; every other move is fine. No quiet
@@ -82,7 +88,7 @@ def null_moves_tried(fen: str, depth: int) -> bool:
     for null_move in (True, False):
         search = prepared_search(board)
         if not null_move:
-            search.kernel_params[NULL_MOVE_DEPTH_SLOT] = 1 << 30
+            search.kernel_params[params.NULL_MOVE_DEPTH] = params.NEVER
         search.scout(depth, beta - 1, beta, 1)
         nodes.append(search.nodes)
     return nodes[0] != nodes[1]

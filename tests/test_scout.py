@@ -17,7 +17,7 @@ from engine import scout as compiled
 from engine.bench import POSITIONS
 from engine.bitmove import move_code
 from engine.movepick import OrderingTables, ordered_codes
-from engine.params import IIR_DEPTH, without_pruning
+from engine.params import default, without_pruning
 from engine.score import MATE, PIECE_VALUE
 from engine.search import INFINITY, Search, SearchAborted
 from engine.see import see
@@ -222,12 +222,13 @@ def test_a_kernel_node_without_a_table_move_is_searched_a_ply_shallower() -> Non
     # far above the static score keeps razoring, reverse futility and the null move out of it.
     board = chess.Board(POSITIONS[1])
     key = position_key(board)
-    for table_move, searched in ((None, IIR_DEPTH - 1), (chess.Move.from_uci("e1g1"), IIR_DEPTH)):
+    iir_depth = default("IIR_DEPTH")
+    for table_move, searched in ((None, iir_depth - 1), (chess.Move.from_uci("e1g1"), iir_depth)):
         search = Search(TranspositionTable(4))
         search.prepare(board, Limits())
         if table_move is not None:
             search.tt.store(key, 0, UPPER, 0, table_move)
-        search.scout(IIR_DEPTH, 2000, 2001, 0)
+        search.scout(iir_depth, 2000, 2001, 0)
         assert search.tt.probe(key)[0] == searched, table_move
 
 

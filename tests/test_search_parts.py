@@ -366,3 +366,31 @@ def test_quiet_move_test_agrees_with_python_chess(seed, plies):
     for move in board.legal_moves:
         assert is_quiet_code(move_code(board, move)) == (move.promotion is None
                                                          and not board.is_capture(move))
+
+
+def test_a_new_parameter_is_one_declaration_from_which_its_slot_defaults_and_oracle_follow(
+        tmp_path, monkeypatch):
+    # The first of the two edits a new rule needs (the second is the rule reading
+    # params[P.NEW_MARGIN]): its declaration in PARAMETERS. Everything else follows from it.
+    import sys
+    import types
+
+    import engine.params as params
+
+    code = open(params.__file__).read().replace(
+        "PARAMETERS = (\n",
+        'PARAMETERS = (\n    Parameter("NEW_MARGIN", (70, 140), NEVER, 10, 300, 10, prunes=True),\n', 1)
+    assert "NEW_MARGIN" in code
+    path = tmp_path / "params_with_a_new_parameter.py"  # numba caches its kernels beside it
+    path.write_text(code)
+    added = types.ModuleType("params_with_a_new_parameter")
+    added.__file__ = str(path)
+    monkeypatch.setitem(sys.modules, added.__name__, added)
+    exec(compile(code, str(path), "exec"), added.__dict__)
+    assert added.NEW_MARGIN == 0 and added.NEW_MARGIN_DEPTHS == 2
+    assert added.PARAMS == params.PARAMS + 2
+    assert added.KERNEL_PARAMS[:2].tolist() == [70, 140]
+    assert added.KERNEL_PARAMS[2:].tolist() == params.KERNEL_PARAMS.tolist()  # the rest moved
+    for name in ("RAZOR", "TABLEBASE_MEN", "PVS"):
+        assert getattr(added, name) == getattr(params, name) + 2
+    assert added.without_pruning(added.KERNEL_PARAMS)[:2].tolist() == [params.NEVER] * 2
