@@ -17,6 +17,8 @@ from numba.core import cgutils
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from numba.extending import intrinsic, overload
 
+from engine.score import PIECE_VALUE
+
 U0 = np.uint64(0)
 U1 = np.uint64(1)
 M8 = np.uint64(0x00FF00FF00FF00FF)
@@ -83,6 +85,10 @@ for _d, (_df, _dr) in enumerate(_RAY_DIRECTIONS):
             _squares.append(_r * 8 + _f)
             _f, _r = _f + _df, _r + _dr
         RAYS[_d, _sq] = bitboard_of(_squares)
+# BACK_RANK[colour]: that colour's first rank (0 Black, 1 White), where its castling rights live.
+BACK_RANK = np.array([chess.BB_RANK_8, chess.BB_RANK_1], dtype=np.uint64)
+# score.PIECE_VALUE as the kernels read it, by python-chess piece type.
+PIECE_VALUES = np.array(PIECE_VALUE, dtype=np.int64)
 ROOK_DIRS = np.array([0, 1, 4, 5], dtype=np.int64)
 BISHOP_DIRS = np.array([2, 3, 6, 7], dtype=np.int64)
 

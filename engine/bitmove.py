@@ -12,10 +12,9 @@ Python search's calls into the kernel.
 from __future__ import annotations
 
 import chess
-import numpy as np
 from numba import boolean, int64, njit
 
-from engine.bitboards import SQUARE_BB, U0, compile_kernel
+from engine.bitboards import BACK_RANK, SQUARE_BB, U0, compile_kernel
 from engine.movegen import _capture_kernel_impl, evasion_kernel
 from engine.zobrist import _EN_PASSANT, RANDOM, _in_check, _key_after_move
 
@@ -42,7 +41,6 @@ def is_quiet_code(code):
 compile_kernel(is_quiet_code, boolean(int64))  # at import: the Python search calls it too
 
 
-_BACK_RANK = np.array([0xFF00000000000000, 0xFF], dtype=np.uint64)  # by colour: Black, White
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -86,7 +84,7 @@ def play(code, pawns, knights, bishops, rooks, queens, kings, white, castling, w
         rooks ^= to_bb ^ rook_to
         if white_to_move:
             white ^= from_bb ^ king_to ^ to_bb ^ rook_to
-        castling &= ~_BACK_RANK[1 if white_to_move else 0]
+        castling &= ~BACK_RANK[1 if white_to_move else 0]
         return pawns, knights, bishops, rooks, queens, kings, white, castling
     taken = U0
     if victim_type:
@@ -105,7 +103,7 @@ def play(code, pawns, knights, bishops, rooks, queens, kings, white, castling, w
                                                                 bishops, rooks, queens, kings)
     castling &= ~moved
     if mover_type == 6:
-        castling &= ~_BACK_RANK[1 if white_to_move else 0]
+        castling &= ~BACK_RANK[1 if white_to_move else 0]
         if target - origin == 2 or origin - target == 2:  # castling: the rook goes too
             rook_moved = SQUARE_BB[origin + 1] | SQUARE_BB[origin + 3] if target > origin else (
                 SQUARE_BB[origin - 1] | SQUARE_BB[origin - 4])

@@ -16,8 +16,7 @@ import chess
 import numpy as np
 from numba import boolean, int64, njit, uint64
 
-from engine.bitboards import U0, U1, compile_kernel, lsb, popcount
-from engine.score import PIECE_VALUE  # material on the usual centipawn scale
+from engine.bitboards import PIECE_VALUES, U0, U1, compile_kernel, lsb, popcount
 
 # Centipawns per step: the lone king's distance from the centre (0..6), the kings' distance
 # (1..7), and with bishop and knight the lone king's distance to the bishop's nearest corner
@@ -28,7 +27,6 @@ CORNER_BONUS = 20
 
 NO_RULE = -(1 << 40)  # the kernel's answer where the rule does not apply
 
-_VALUE = np.array(PIECE_VALUE, dtype=np.int64)
 _LIGHT_SQUARES = np.uint64(chess.BB_LIGHT_SQUARES)
 _DARK_SQUARES = np.uint64(chess.BB_DARK_SQUARES)
 _DARK_CORNERS = (chess.A1, chess.H8)
@@ -73,8 +71,9 @@ def _bare_king_score(pawns, knights, bishops, rooks, queens, king, theirs):
     both_colours = (bishops & _LIGHT_SQUARES) != U0 and (bishops & _DARK_SQUARES) != U0
     if heavy == U0 and not both_colours and (bishops == U0 or knights == U0):
         return NO_RULE
-    material = (_VALUE[1] * popcount(pawns) + _VALUE[2] * popcount(knights) + _VALUE[3] * popcount(bishops)
-                + _VALUE[4] * popcount(rooks) + _VALUE[5] * popcount(queens))
+    material = (PIECE_VALUES[1] * popcount(pawns) + PIECE_VALUES[2] * popcount(knights)
+                + PIECE_VALUES[3] * popcount(bishops) + PIECE_VALUES[4] * popcount(rooks)
+                + PIECE_VALUES[5] * popcount(queens))
     lone = lsb(theirs)
     bonus = CLOSE_BONUS * (7 - _distance(lone, lsb(king)))
     file, rank = lone & 7, lone >> 3

@@ -1,8 +1,8 @@
 """Playing a move on the search's python-chess board, faster than `Board.push` for ordinary moves.
 
 `Board.push` handles every case (castling in both notations, en passant, promotions, drops, null
-moves) through several generic helpers, and it is a fifth of the search's time. Almost every move
-the search plays is an ordinary one: a piece or pawn goes from one square to another, perhaps
+moves) through several generic helpers. Almost every move the search plays at its root is an
+ordinary one: a piece or pawn goes from one square to another, perhaps
 taking. `push` plays those directly on the bitboards and leaves the rest to python-chess, with
 the same resulting board in every case: the same bitboards, rights, counters, move stack, and an
 undo record on the board's own stack, so that `Board.pop` (and everything else of python-chess)
@@ -14,7 +14,6 @@ from __future__ import annotations
 import chess
 
 _SQUARES = chess.BB_SQUARES
-_BACK_RANK = (chess.BB_RANK_8, chess.BB_RANK_1)  # by colour: Black, White
 
 
 class _Undo:
@@ -115,7 +114,7 @@ def push(board: chess.Board, move: chess.Move) -> None:
     else:
         board.kings ^= moved
         if not board.promoted & from_bb:
-            board.castling_rights &= ~_BACK_RANK[turn]
+            board.castling_rights &= ~(chess.BB_RANK_1 if turn else chess.BB_RANK_8)
     occupied_co[turn] ^= moved
     board.occupied = occupied_co[turn] | occupied_co[not turn]
     if board.castling_rights:

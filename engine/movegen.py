@@ -14,14 +14,12 @@ import numpy as np
 from numba import boolean, int64, njit, uint64
 from numba.types import Tuple
 
-from engine.bitboards import (BETWEEN, BISHOP_DIRS, KING_ATTACKS, KNIGHT_ATTACKS, LINE, PAWN_ATTACKS,
-                              RANK_3, RANK_6, ROOK_DIRS, S8, SEVENTH_RANK, SQUARE_BB, U0, U1,
-                              attacked_by, compile_kernel, lsb, msb, pinned_pieces, slider_attacks)
-from engine.score import PIECE_VALUE
+from engine.bitboards import (BACK_RANK, BETWEEN, BISHOP_DIRS, KING_ATTACKS, KNIGHT_ATTACKS, LINE,
+                              PAWN_ATTACKS, PIECE_VALUES, RANK_3, RANK_6, ROOK_DIRS, S8,
+                              SEVENTH_RANK, SQUARE_BB, U0, U1, attacked_by, compile_kernel, lsb,
+                              msb, pinned_pieces, slider_attacks)
 
-_VALUE = np.array(PIECE_VALUE, dtype=np.int64)
 _LAST_RANKS = np.uint64(0xFF000000000000FF)
-_BACK_RANK = np.array([chess.BB_RANK_8, chess.BB_RANK_1], dtype=np.uint64)  # by colour: Black, White
 _CORNERS = np.uint64(chess.BB_CORNERS)
 _FIFTH_RANK = np.array([0x00000000FF000000, 0x000000FF00000000], dtype=np.uint64)  # by colour: Black, White
 _PROMOTIONS = (5, 4, 3, 2)  # queen, rook, bishop, knight: python-chess's order
@@ -202,9 +200,9 @@ def _evasion_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, wh
     for i in range(n):
         code = out[i]
         promotion = code >> 12 & 7
-        key = _VALUE[code >> 16 & 7] * 8 - (code >> 20)
+        key = PIECE_VALUES[code >> 16 & 7] * 8 - (code >> 20)
         if promotion == 5:
-            key += _VALUE[5] * 8
+            key += PIECE_VALUES[5] * 8
         elif promotion:
             key -= 100000
         keys[i] = key
@@ -228,7 +226,6 @@ evasion_kernel = compile_kernel(_evasion_kernel_impl, _EVASION_SIGNATURE)
 
 # ---------------------------------------------------------------------- the capture kernel
 
-_ORDER_VALUE = np.array(PIECE_VALUE, dtype=np.int64)
 PROMOTION_RANKS = np.uint64(chess.BB_RANK_1 | chess.BB_RANK_8)
 RANK_2 = np.uint64(chess.BB_RANK_2)
 RANK_7 = np.uint64(chess.BB_RANK_7)
@@ -306,9 +303,9 @@ def _capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, vi
         # A stable insertion sort by attacker value: the lists are a handful of moves long.
         for i in range(first + 1, n):
             code = out[i]
-            value = _ORDER_VALUE[code >> 16]
+            value = PIECE_VALUES[code >> 16]
             j = i - 1
-            while j >= first and _ORDER_VALUE[out[j] >> 16] > value:
+            while j >= first and PIECE_VALUES[out[j] >> 16] > value:
                 out[j + 1] = out[j]
                 j -= 1
             out[j + 1] = code
@@ -467,9 +464,9 @@ def promotion_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white,
                     n += 1
     for i in range(1, n):
         code = out[i]
-        value = _VALUE[code >> 12 & 7]
+        value = PIECE_VALUES[code >> 12 & 7]
         j = i - 1
-        while j >= 0 and _VALUE[out[j] >> 12 & 7] < value:
+        while j >= 0 and PIECE_VALUES[out[j] >> 12 & 7] < value:
             out[j + 1] = out[j]
             j -= 1
         out[j + 1] = code
@@ -487,7 +484,7 @@ def castling_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white, 
     n = 0
     occupied = pawns | knights | bishops | rooks | queens | kings
     theirs = occupied & ~ours
-    back_rank = _BACK_RANK[1 if white else 0]
+    back_rank = BACK_RANK[1 if white else 0]
     king_bb = kings & ours & back_rank
     if not king_bb:
         return out[:0]

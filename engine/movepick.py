@@ -26,16 +26,14 @@ import chess
 import numpy as np
 from numba import boolean, int64, njit, uint64
 
-from engine.bitboards import SEVENTH_RANK, SQUARE_BB, compile_kernel, lsb
+from engine.bitboards import PIECE_VALUES, SEVENTH_RANK, SQUARE_BB, compile_kernel, lsb
 from engine.bitmove import move_code
 from engine.movegen import (_capture_kernel_impl, _kind, _legal_kernel_impl, _quiet_kernel_impl,
                             castling_kernel, evasion_kernel, promotion_kernel)
-from engine.score import PIECE_VALUE
 from engine.see import _see_kernel
 from engine.tt_kernels import MOVES, encode_move
 
 
-_VALUE = np.array(PIECE_VALUE, dtype=np.int64)
 
 HISTORY_MAX = 1 << 14
 
@@ -233,7 +231,7 @@ def _first_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_m
     for code in captures:
         if _move_id(code) == skip:
             continue
-        if (_VALUE[code >> 16 & 15] > _VALUE[code >> 12 & 15] and code >> 20 == 0
+        if (PIECE_VALUES[code >> 16 & 15] > PIECE_VALUES[code >> 12 & 15] and code >> 20 == 0
                 and _see_kernel(pawns, knights, bishops, rooks, queens, kings, white, code & 63,
                                 code >> 6 & 63, white_to_move) < 0):
             losing[n_losing] = code

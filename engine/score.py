@@ -24,6 +24,9 @@ PIECE_VALUE = (0, 100, 320, 330, 500, 950, 20000)
 """Piece values for exchanges, ordering and pruning decisions, indexed by python-chess piece type
 (the evaluation has its own fitted weights)."""
 
+INFINITY = MATE + 1
+"""Above every score: the bounds of the widest window."""
+
 
 def wdl_to_score(wdl: int, ply: int = 0) -> int:
     """A search score for a WDL probe `ply` plies from the root: nearer wins score higher."""

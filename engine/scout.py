@@ -26,8 +26,8 @@ from numba import boolean, int16, int32, int64, njit, uint64
 from numba.types import NamedTuple, Tuple
 
 from engine import network as nn
-from engine.bitboards import (SEVENTH_RANK, SQUARE_BB, U0, compile_kernel, lsb, popcount,
-                              unmanaged)
+from engine.bitboards import (PIECE_VALUES, SEVENTH_RANK, SQUARE_BB, U0, compile_kernel, lsb,
+                              popcount, unmanaged)
 from engine.bitmove import child, is_quiet_code
 from engine.endgame import with_endgame_knowledge_kernel
 from engine.evaluate import _evaluate_kernel
@@ -37,7 +37,7 @@ from engine.movepick import _first_moves, _move_id, _next_move, _record_cutoff
 from engine import params as P
 from engine.params import (extends_check, internal_iterative_reduction, late_move_reduction,
                            null_move_reduction)
-from engine.score import MATE, MATE_BOUND, MAX_PLY, PIECE_VALUE, TB_WIN_THRESHOLD, wdl_to_score
+from engine.score import INFINITY, MATE, MATE_BOUND, MAX_PLY, TB_WIN_THRESHOLD, wdl_to_score
 from engine.see import _see_kernel
 from engine.tt import EXACT, LOWER, UPPER, score_from_tt, score_to_tt
 from engine.tt_kernels import MISS, _prefetch_entry, _probe_impl, _store_impl
@@ -51,7 +51,6 @@ NO_BUDGET = 1 << 62  # the budget of a search without a node limit
 # The counters a call fills in, by index of its `counts` array.
 NODES, EVALUATIONS, CUTOFFS, SELDEPTH, TBHITS = 0, 1, 2, 3, 4
 COUNTS = 5
-INFINITY = MATE + 1
 # Tablebase results the Python search has probed, by key: PROBE_SLOTS slots from the key's home
 # slot on; a result of NO_RESULT means no table answers for that position, NOT_PROBED marks a
 # free slot.
@@ -63,7 +62,6 @@ NOT_PROBED = -3
  REQUEST_WHITE, REQUEST_WHITE_TO_MOVE, REQUEST_EP, REQUEST_KEY) = range(10)
 REQUEST = 10
 
-_VALUE = np.array(PIECE_VALUE, dtype=np.int64)
 
 
 # A node's position, as the kernel passes it down the tree: python-chess's bitboards, White's men
@@ -98,8 +96,8 @@ _wdl_to_score = njit(cache=True, nogil=True)(wdl_to_score)
 @njit(cache=True, nogil=True, inline="always")
 def _evaluation(pawns, knights, bishops, rooks, queens, kings, white, black, white_to_move,
                 weights, network, acc, ply, params):
-    """`Search.evaluate`: the network's score from the first layer kept for this ply (``acc[ply]``),
-    or the classical evaluation."""
+    """The evaluation the search uses (`Search.evaluate`): the network's score from the first layer
+    kept for this ply (``acc[ply]``), or the classical evaluation."""
     if params[P.NETWORK]:
         return nn.output(acc[ply], white_to_move, network[2], params[P.NETWORK_B2])
     return _evaluate_kernel(pawns, knights, bishops, rooks, queens, kings, white, black,
@@ -109,7 +107,8 @@ def _evaluation(pawns, knights, bishops, rooks, queens, kings, white, black, whi
 @njit(cache=True, nogil=True)
 def _static_score(pawns, knights, bishops, rooks, queens, kings, white, black, white_to_move,
                   weights, network, acc, ply, params):
-    """`Search._evaluate`: the evaluation, or the score of a won ending against a bare king."""
+    """A position's static score (`Search.static_evaluation`): the evaluation, or the score of a won
+    ending against a bare king."""
     return with_endgame_knowledge_kernel(
         pawns, knights, bishops, rooks, queens, kings, white, white_to_move,
         _evaluation(pawns, knights, bishops, rooks, queens, kings, white, black, white_to_move,
@@ -208,8 +207,9 @@ def _search(position, depth, alpha, beta, line, tables, control):
                     return 0
                 i -= 2
         if ply >= MAX_PLY:
-            return _evaluation(pawns, knights, bishops, rooks, queens, kings, white, black,
-                               white_to_move, weights, network, acc, ply, params)
+            counts[EVALUATIONS] += 1
+            return _static_score(pawns, knights, bishops, rooks, queens, kings, white, black,
+                                 white_to_move, weights, network, acc, ply, params)
         # Step 3. Mate-distance pruning.
         alpha = max(alpha, -MATE + ply)
         beta = min(beta, MATE - ply - 1)
@@ -467,14 +467,14 @@ def _search(position, depth, alpha, beta, line, tables, control):
                 break
             code = moves[i]
             i += 1
-            victim = _VALUE[code >> 12 & 7]
+            victim = PIECE_VALUES[code >> 12 & 7]
             if code >> 20 == 0:
                 # Delta pruning ends the captures (they come by victim, largest first); no move
                 # is played that loses its man by SEE, a quiet check included.
                 if i <= n_captures and stand_pat + victim + params[P.DELTA] <= alpha:
                     i = n_captures
                     continue
-                if _VALUE[code >> 16] > victim and _see_kernel(pawns, knights, bishops, rooks,
+                if PIECE_VALUES[code >> 16] > victim and _see_kernel(pawns, knights, bishops, rooks,
                                                                queens, kings, white, code & 63,
                                                                code >> 6 & 63,
                                                                white_to_move) < 0:

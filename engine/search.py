@@ -29,12 +29,11 @@ from engine.movepick import OrderingTables, code_move, ordered_moves
 from engine.network import NetworkEvaluation
 from engine.params import KERNEL_PARAMS, MAX_DEPTH, REDUCTIONS, late_move_reductions
 from engine.results import Info, SearchResult
-from engine.score import MATE, MATE_BOUND, MAX_PLY
+from engine.score import INFINITY, MATE, MATE_BOUND, MAX_PLY
 from engine.timeman import Limits, TimeBudget, soft_scale
 from engine.tt import EXACT, TranspositionTable, score_to_tt
 from engine.zobrist import key_and_check, position_key
 
-INFINITY = MATE + 1
 CHECK_EVERY = 64  # nodes between looks at the clock and the stop flag (a few ms)
 PROBE_TABLE_SIZE = 1 << 16  # tablebase results kept for the kernel in one search (a power of 2)
 

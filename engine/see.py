@@ -12,12 +12,10 @@ import chess
 import numpy as np
 from numba import boolean, int64, njit, uint64
 
-from engine.bitboards import (BISHOP_DIRS, KING_ATTACKS, KNIGHT_ATTACKS, PAWN_ATTACKS, ROOK_DIRS, U0,
-                              U1, compile_kernel, slider_attacks)
-from engine.score import PIECE_VALUE
+from engine.bitboards import (BISHOP_DIRS, KING_ATTACKS, KNIGHT_ATTACKS, PAWN_ATTACKS, PIECE_VALUES,
+                              ROOK_DIRS, U0, U1, compile_kernel, slider_attacks)
 
 
-_VALUE = np.array(PIECE_VALUE, dtype=np.int64)
 _SIGNATURE = int64(uint64, uint64, uint64, uint64, uint64, uint64, uint64, int64, int64, boolean)
 
 
@@ -49,8 +47,8 @@ def _see_kernel(pawns, knights, bishops, rooks, queens, kings, white, origin, ta
         victim = 1
         occupied ^= U1 << np.uint64((origin & 56) | (target & 7))
     gain = np.empty(34, dtype=np.int64)  # one entry per capture: at most 32 pieces
-    gain[0] = _VALUE[victim]
-    on_square = _VALUE[mover]  # the value of the piece now standing on the target
+    gain[0] = PIECE_VALUES[victim]
+    on_square = PIECE_VALUES[mover]  # the value of the piece now standing on the target
     occupied ^= origin_bb
     side_white = not white_moves
     depth = 0
@@ -72,7 +70,7 @@ def _see_kernel(pawns, knights, bishops, rooks, queens, kings, white, origin, ta
                 break  # the king may not take a defended piece
         depth += 1
         gain[depth] = on_square - gain[depth - 1]
-        on_square = _VALUE[kind + 1]
+        on_square = PIECE_VALUES[kind + 1]
         occupied ^= least
         side_white = not side_white
     while depth > 0:

@@ -176,8 +176,7 @@ class TranspositionTable:
         always replaces stale entries and entries for the same position (but keeps their move
         when ``move`` is None), except that a bound does not replace a much deeper result of
         the current search for the same position."""
-        # The move's code (tt_kernels.encode_move) is computed inline: this runs at every node.
-        code = 0 if move is None else move.from_square | move.to_square << 6 | (move.promotion or 0) << 12
+        code = tt_kernels.encode_move(move)
         self._store_kernel(self.table, key, self.entries, depth, bound, score, code, self.generation)
 
     def hashfull(self) -> int:

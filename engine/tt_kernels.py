@@ -27,7 +27,7 @@ from engine.bitboards import compile_kernel, prefetch
 
 DEPTH_OFFSET = 16
 MIN_DEPTH = 1 - DEPTH_OFFSET  # the depth field is then at least 1
-MAX_DEPTH = 255 - DEPTH_OFFSET
+MAX_STORED_DEPTH = 255 - DEPTH_OFFSET
 MISS = -1000  # the depth a probe returns when the key is not in the table
 _EXACT = 0  # tt.EXACT (not imported: tt imports this module)
 
@@ -79,7 +79,7 @@ def _store_impl(table, key, entries, depth, bound, score, move, generation):
                 return
         elif current and old_depth > depth:
             return
-    depth = min(max(depth, MIN_DEPTH), MAX_DEPTH)
+    depth = min(max(depth, MIN_DEPTH), MAX_STORED_DEPTH)
     score = min(max(score, -32767), 32767)
     data = (uint64(move) & _MASK16 | uint64(score + 32768) << _U16
             | uint64(depth + DEPTH_OFFSET) << _U32 | uint64(bound) << _U40

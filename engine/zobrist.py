@@ -17,14 +17,13 @@ import numpy as np
 from numba import njit
 from numba.core.types import Tuple, boolean, int64, uint64
 
-from engine.bitboards import U0, U1, attacked_by, compile_kernel, lsb
+from engine.bitboards import BACK_RANK, U0, U1, attacked_by, compile_kernel, lsb
 
 RANDOM = np.array(chess.polyglot.POLYGLOT_RANDOM_ARRAY, dtype=np.uint64)
 _CASTLING = 768  # + 0..3: White kingside, White queenside, Black kingside, Black queenside
 _EN_PASSANT = 772  # + file
 _WHITE_TO_MOVE = 780
 
-_BACK_RANK = np.array([chess.BB_RANK_8, chess.BB_RANK_1], dtype=np.uint64)  # by colour: Black, White
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -55,7 +54,7 @@ def _castling_key(kings, white, black, castling):
     the back rank, no rights."""
     key = U0
     for colour in range(2):
-        rank = _BACK_RANK[1 - colour]
+        rank = BACK_RANK[1 - colour]
         own = white if colour == 0 else black
         king = kings & own & rank
         rights = castling & rank
