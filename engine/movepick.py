@@ -26,6 +26,7 @@ import chess
 import numpy as np
 from numba import boolean, int64, njit, uint64
 
+from engine import movecode
 from engine.bitboards import PIECE_VALUES, SEVENTH_RANK, SQUARE_BB, compile_kernel, lsb
 from engine.bitmove import move_code
 from engine.movegen import (_capture_kernel_impl, _kind, _legal_kernel_impl, _quiet_kernel_impl,
@@ -87,7 +88,7 @@ def ordered_codes(board: chess.Board, hash_move: chess.Move | None, tables: Orde
 
 def code_move(code: int) -> chess.Move:
     """The python-chess move of a kernel move code."""
-    return MOVES[code & 4095 | (code >> 20) << 12]
+    return MOVES[movecode.table_move.py_func(code)]
 
 
 def ordered_stages(board: chess.Board, hash_move: chess.Move | None, tables: OrderingTables,
@@ -152,13 +153,7 @@ def _reward_impl(history, index, depth, tried):
 
 
 # ---------------------------------------------------------------------- the walk
-# Each move a code: origin | target << 6 | victim type << 12 | mover type << 16 | promotion << 20.
-
-@njit(cache=True, nogil=True, inline="always")
-def _move_id(code):
-    """A move code as the table stores moves: origin | target << 6 | promotion << 12."""
-    return code & 4095 | (code >> 20) << 12
-
+# Each move a code of engine/movecode.py.
 
 @njit(cache=True, nogil=True)
 def _is_legal(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, castling,
@@ -169,7 +164,7 @@ def _is_legal(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move
                                       or SQUARE_BB[target] & rooks & ours):
         for code in castling_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
                                     white_to_move, castling, chess960):
-            if code == origin << 6 | target:
+            if code == movecode.butterfly_index(origin, target):
                 return True
         return False
     return _legal_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
@@ -194,8 +189,7 @@ def _first_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_m
         captures = np.empty(evasions.shape[0], dtype=np.int64)
         for i in range(evasions.shape[0]):
             code = evasions[i]
-            captures[i] = (code & 4095 | (code >> 16 & 7) << 12 | (code >> 20) << 16
-                           | (code >> 12 & 7) << 20)
+            captures[i] = movecode.from_evasion(evasions[i])
         promotions = captures[:0]
     else:
         promoting = pawns & ours & SEVENTH_RANK[1 if white_to_move else 0]
@@ -204,43 +198,45 @@ def _first_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_m
         captures = _capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, theirs,
                                         white_to_move, ep_square, promoting)
     if hash_code > 0:
-        origin = hash_code & 63
-        target = hash_code >> 6 & 63
+        origin = movecode.origin(hash_code)
+        target = movecode.target(hash_code)
         from_bb = SQUARE_BB[origin]
-        if hash_code >> 12 or (from_bb & pawns and target == ep_square):
+        promotes = movecode.table_promotion(hash_code)
+        if promotes or (from_bb & pawns and target == ep_square):
             # A promotion or an en passant capture: legal if it is one of the moves listed.
-            for code in promotions if hash_code >> 12 and not in_check else captures:
-                if _move_id(code) == hash_code:
+            for code in promotions if promotes and not in_check else captures:
+                if movecode.table_move(code) == hash_code:
                     out[n] = code
                     n += 1
                     skip = hash_code
         elif _is_legal(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, castling,
                        chess960, origin, target):
             victim = SQUARE_BB[target] & theirs
-            out[n] = (origin | target << 6
-                      | (_kind(victim, pawns, knights, bishops, rooks, queens) if victim else 0) << 12
-                      | _kind(from_bb, pawns, knights, bishops, rooks, queens) << 16)
+            out[n] = movecode.make(
+                origin, target, _kind(victim, pawns, knights, bishops, rooks, queens) if victim else 0,
+                _kind(from_bb, pawns, knights, bishops, rooks, queens), 0)
             n += 1
             skip = hash_code
     for code in promotions:
-        if code >> 20 == 5 and _move_id(code) != skip:  # queen promotions first
+        if movecode.promotion(code) == 5 and movecode.table_move(code) != skip:  # queen promotions first
             out[n] = code
             n += 1
     losing = np.empty(captures.shape[0], dtype=np.int64)
     n_losing = 0
     for code in captures:
-        if _move_id(code) == skip:
+        if movecode.table_move(code) == skip:
             continue
-        if (PIECE_VALUES[code >> 16 & 15] > PIECE_VALUES[code >> 12 & 15] and code >> 20 == 0
-                and _see_kernel(pawns, knights, bishops, rooks, queens, kings, white, code & 63,
-                                code >> 6 & 63, white_to_move) < 0):
+        if (PIECE_VALUES[movecode.mover(code)] > PIECE_VALUES[movecode.victim(code)]
+                and movecode.promotion(code) == 0
+                and _see_kernel(pawns, knights, bishops, rooks, queens, kings, white,
+                                movecode.origin(code), movecode.target(code), white_to_move) < 0):
             losing[n_losing] = code
             n_losing += 1
         else:
             out[n] = code
             n += 1
     for code in promotions:
-        if code >> 20 != 5 and _move_id(code) != skip:  # then the under-promotions
+        if movecode.promotion(code) != 5 and movecode.table_move(code) != skip:  # then the under-promotions
             out[n] = code
             n += 1
     return out[:n], losing[:n_losing], skip
@@ -260,17 +256,18 @@ def _killer_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_
         killer = killer_a if i == 0 else killer_b
         if killer < 0 or killer == skip or (i == 1 and killer == killer_a):
             continue
-        origin = killer & 63
-        target = killer >> 6 & 63
+        origin = movecode.origin(killer)
+        target = movecode.target(killer)
         from_bb = SQUARE_BB[origin]
-        if killer >> 12 or SQUARE_BB[target] & theirs or (target == ep_square and from_bb & pawns):
+        if movecode.table_promotion(killer) or SQUARE_BB[target] & theirs or (target == ep_square and from_bb & pawns):
             continue  # not quiet here
         if not _is_legal(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
                          castling, chess960, origin, target):
             continue
-        out[n] = killer | _kind(from_bb, pawns, knights, bishops, rooks, queens) << 16
+        out[n] = movecode.make(origin, target, 0, _kind(from_bb, pawns, knights, bishops, rooks,
+                                                        queens), 0)
         n += 1
-        done[i] = origin << 6 | target
+        done[i] = movecode.butterfly_index(origin, target)
     return out[:n], done
 
 
@@ -290,13 +287,13 @@ def _quiet_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_m
                                       white_to_move, castling, chess960)
             if castles.shape[0]:
                 quiets = np.concatenate((quiets[:piece_moves], castles, quiets[piece_moves:]))
-    skipped = (skip & 63) << 6 | skip >> 6 if 0 <= skip < 4096 else -1  # (not a promotion)
+    skipped = movecode.butterfly(skip) if 0 <= skip < 4096 else -1  # (not a promotion)
     ordered = _by_history_impl(quiets, history, skipped, done[0], done[1])
     out = np.empty(ordered.shape[0], dtype=np.int64)
     for i in range(ordered.shape[0]):
-        origin = ordered[i] >> 6
-        out[i] = origin | (ordered[i] & 63) << 6 | _kind(SQUARE_BB[origin], pawns, knights,
-                                                         bishops, rooks, queens) << 16
+        mover = _kind(SQUARE_BB[movecode.butterfly_origin(ordered[i])], pawns, knights, bishops,
+                      rooks, queens)
+        out[i] = movecode.from_butterfly(ordered[i], mover)
     return out
 
 
@@ -304,7 +301,7 @@ def _quiet_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_m
 def _record_cutoff(move, ply, depth, history, tried, killers):
     """A quiet ``move`` (a table code) cut off: it becomes the ply's first killer, its history
     rises and that of the quiet moves ``tried`` before it falls."""
-    _reward_impl(history, (move & 63) << 6 | move >> 6, depth, tried)
+    _reward_impl(history, movecode.butterfly(move), depth, tried)
     if killers[ply, 0] != move:
         killers[ply, 1] = killers[ply, 0]
         killers[ply, 0] = move

@@ -25,6 +25,7 @@ import numpy as np
 from numba import boolean, int16, int32, int64, njit, uint64
 from numba.types import NamedTuple, Tuple
 
+from engine import movecode
 from engine import network as nn
 from engine.bitboards import (PIECE_VALUES, SEVENTH_RANK, SQUARE_BB, U0, compile_kernel, lsb,
                               popcount, unmanaged)
@@ -33,7 +34,7 @@ from engine.endgame import with_endgame_knowledge_kernel
 from engine.evaluate import _evaluate_kernel
 from engine.movegen import (_capture_kernel_impl, _quiet_kernel_impl, evasion_kernel,
                             promotion_kernel, quiet_checks)
-from engine.movepick import _first_moves, _move_id, _next_move, _record_cutoff
+from engine.movepick import _first_moves, _next_move, _record_cutoff
 from engine import params as P
 from engine.params import (extends_check, internal_iterative_reduction, late_move_reduction,
                            null_move_reduction)
@@ -307,8 +308,8 @@ def _search(position, depth, alpha, beta, line, tables, control):
                 killers[ply, 1], history)
             if code < 0:
                 break
-            origin = code & 63
-            target = code >> 6 & 63
+            origin = movecode.origin(code)
+            target = movecode.target(code)
             is_quiet = is_quiet_code(code)
             (p, n, b, r, q, k, child_white, child_castling, child_key, gives_check, child_ep,
              child_halfmove) = child(code, pawns, knights, bishops, rooks, queens, kings, white,
@@ -355,7 +356,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
             if score > best_score:
                 best_score = score
                 if score > alpha:
-                    best_move = _move_id(code)
+                    best_move = movecode.table_move(code)
                     alpha = score
                     if is_pv:
                         _extend_line(pv, ply, code)
@@ -364,7 +365,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
                         cut_by_quiet = is_quiet
                         break
             if is_quiet:
-                tried[n_tried] = origin << 6 | target
+                tried[n_tried] = movecode.butterfly(code)
                 n_tried += 1
         # Step 9. No move: mate or stalemate.
         if moves_searched == 0:
@@ -441,7 +442,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
             capture_ep = -1
         else:
             for code in promotions:
-                if code >> 20 == 5:  # queen promotions first (no under-promotions here)
+                if movecode.promotion(code) == 5:  # queen promotions first (no under-promotions here)
                     codes[n_codes] = code
                     n_codes += 1
         captures = _capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours,
@@ -467,17 +468,16 @@ def _search(position, depth, alpha, beta, line, tables, control):
                 break
             code = moves[i]
             i += 1
-            victim = PIECE_VALUES[code >> 12 & 7]
-            if code >> 20 == 0:
+            victim = PIECE_VALUES[movecode.victim(code)]
+            if movecode.promotion(code) == 0:
                 # Delta pruning ends the captures (they come by victim, largest first); no move
                 # is played that loses its man by SEE, a quiet check included.
                 if i <= n_captures and stand_pat + victim + params[P.DELTA] <= alpha:
                     i = n_captures
                     continue
-                if PIECE_VALUES[code >> 16] > victim and _see_kernel(pawns, knights, bishops, rooks,
-                                                               queens, kings, white, code & 63,
-                                                               code >> 6 & 63,
-                                                               white_to_move) < 0:
+                if PIECE_VALUES[movecode.mover(code)] > victim and _see_kernel(
+                        pawns, knights, bishops, rooks, queens, kings, white, movecode.origin(code),
+                        movecode.target(code), white_to_move) < 0:
                     continue
         (p, n, b, r, q, k, child_white, child_castling, child_key, gives_check, child_ep,
          child_halfmove) = child(code, pawns, knights, bishops, rooks, queens, kings, white,
@@ -488,7 +488,8 @@ def _search(position, depth, alpha, beta, line, tables, control):
         after = Position(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
                          child_key, gives_check, child_ep, child_halfmove)
         result = _search(after, horizon, -beta, -alpha,
-                         Line(ply + 1, qply + 1, code >> 6 & 63, path, last, can_null), tables,
+                         Line(ply + 1, qply + 1, movecode.target(code), path, last, can_null),
+                         tables,
                          control)
         if result <= NEED_PROBE:
             return result
