@@ -1,8 +1,7 @@
 """Playing a move on the bitboards inside numba: the make-move of the scout kernel.
 
-A move is a code (origin | target << 6 | victim type << 12 | mover type << 16 | promotion << 20,
-as the move-list kernels of engine/movegen.py build it). `play` returns the six piece boards,
-White's men and the castling rights after it; `child` adds what a node of the search needs of the
+A move is a code of engine/movecode.py, as the move-list kernels of engine/movegen.py build it.
+`play` returns the six piece boards, White's men and the castling rights after it; `child` adds what a node of the search needs of the
 new position: its key (the parent's, with the changed squares XORed out and in), whether it is
 check, the en passant square and the halfmove clock. Both return new values (numba integers), so
 the caller's position is its own undo. `move_code` gives a python-chess move's code, for the
@@ -14,6 +13,7 @@ from __future__ import annotations
 import chess
 from numba import boolean, int64, njit
 
+from engine import movecode
 from engine.bitboards import BACK_RANK, SQUARE_BB, U0, compile_kernel
 from engine.movegen import _capture_kernel_impl, evasion_kernel
 from engine.zobrist import _EN_PASSANT, RANDOM, _in_check, _key_after_move
@@ -28,14 +28,14 @@ def move_code(board: chess.Board, move: chess.Move) -> int:
         victim = board.piece_type_at(target)
     elif target == board.ep_square and board.pawns & chess.BB_SQUARES[origin]:
         victim = chess.PAWN
-    return (origin | target << 6 | victim << 12 | board.piece_type_at(origin) << 16
-            | (move.promotion or 0) << 20)
+    return movecode.make.py_func(origin, target, victim, board.piece_type_at(origin),
+                                 move.promotion or 0)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def is_quiet_code(code):
     """Whether the move ``code`` is quiet: not a capture (en passant included) nor a promotion."""
-    return code >> 12 & 15 == 0 and code >> 20 == 0
+    return movecode.victim(code) == 0 and movecode.promotion(code) == 0
 
 
 compile_kernel(is_quiet_code, boolean(int64))  # at import: the Python search calls it too
@@ -63,15 +63,14 @@ def _toggle(kind, squares, pawns, knights, bishops, rooks, queens, kings):
 
 @njit(cache=True, nogil=True)
 def play(code, pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move):
-    """The bitboards, White's men and castling rights after the move ``code`` (origin | target << 6
-    | victim type << 12 | mover type << 16 | promotion << 20; victim 0 for a quiet move, promotion
-    0 for none); castling is the king's two-square step, or in Chess960 the king taking its own
-    rook."""
-    origin = code & 63
-    target = code >> 6 & 63
-    victim_type = code >> 12 & 15
-    mover_type = code >> 16 & 15
-    promotion = code >> 20
+    """The bitboards, White's men and castling rights after the move ``code`` (engine/movecode.py:
+    victim 0 for a quiet move, promotion 0 for none); castling is the king's two-square step, or
+    in Chess960 the king taking its own rook."""
+    origin = movecode.origin(code)
+    target = movecode.target(code)
+    victim_type = movecode.victim(code)
+    mover_type = movecode.mover(code)
+    promotion = movecode.promotion(code)
     from_bb = SQUARE_BB[origin]
     to_bb = SQUARE_BB[target]
     if mover_type == 6 and to_bb & rooks & (white if white_to_move else ~white):
@@ -122,14 +121,14 @@ def child(code, pawns, knights, bishops, rooks, queens, kings, white, castling, 
     halfmove clock."""
     p, n, b, r, q, k, child_white, child_castling = play(
         code, pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move)
-    origin = code & 63
-    target = code >> 6 & 63
+    origin = movecode.origin(code)
+    target = movecode.target(code)
     child_key = _key_after_move(key, ep_square & 7 if ep_square >= 0 else -1,
                                 (pawns, knights, bishops, rooks, queens, kings), white, castling,
                                 (p, n, b, r, q, k), child_white, child_castling)
     in_check = _in_check(p, n, b, r, q, k, child_white, not white_to_move)
     child_ep = -1
-    mover = code >> 16 & 15
+    mover = movecode.mover(code)
     if mover == 1 and (target - origin == 16 or origin - target == 16):
         # A double step: the en passant square counts (in the key too) if the capture is legal.
         square = (origin + target) // 2
@@ -138,7 +137,7 @@ def child(code, pawns, knights, bishops, rooks, queens, kings, white, castling, 
             legal = False
             for evasion in evasion_kernel(p, n, b, r, q, k, theirs, not white_to_move, square,
                                           False):
-                if evasion >> 6 & 63 == square and evasion >> 20 == 1:
+                if movecode.target(evasion) == square and movecode.evasion_mover(evasion) == 1:
                     legal = True
         else:
             legal = _capture_kernel_impl(p, n, b, r, q, k, theirs, U0, not white_to_move, square,
@@ -146,6 +145,6 @@ def child(code, pawns, knights, bishops, rooks, queens, kings, white, castling, 
         if legal:
             child_ep = square
             child_key ^= RANDOM[_EN_PASSANT + (square & 7)]
-    child_halfmove = 0 if mover == 1 or code >> 12 & 15 else halfmove + 1
+    child_halfmove = 0 if mover == 1 or movecode.victim(code) else halfmove + 1
     return (p, n, b, r, q, k, child_white, child_castling, child_key, in_check, child_ep,
             child_halfmove)

@@ -85,3 +85,39 @@ def from_evasion(code):
 def butterfly_origin(index):
     """The origin square of a butterfly index."""
     return index >> 6
+
+
+@njit(cache=True, nogil=True, inline="always")
+def butterfly_target(index):
+    """The target square of a butterfly index."""
+    return index & 63
+
+
+@njit(cache=True, nogil=True, inline="always")
+def table(origin, target, promotion):
+    """A transposition-table move (and a killer)."""
+    return origin | target << 6 | promotion << 12
+
+
+# The evasion list's own layout: origin | target << 6 | promotion << 12 | victim << 16 |
+# mover << 20, so that its MVV-LVA sort key reads the victim and the mover (engine/movegen.py);
+# `from_evasion` turns an entry into a move code.
+
+@njit(cache=True, nogil=True, inline="always")
+def evasion(origin, target, promotion, victim, mover):
+    return origin | target << 6 | promotion << 12 | victim << 16 | mover << 20
+
+
+@njit(cache=True, nogil=True, inline="always")
+def evasion_promotion(code):
+    return code >> 12 & 7
+
+
+@njit(cache=True, nogil=True, inline="always")
+def evasion_victim(code):
+    return code >> 16 & 7
+
+
+@njit(cache=True, nogil=True, inline="always")
+def evasion_mover(code):
+    return code >> 20

@@ -14,6 +14,7 @@ import numpy as np
 from numba import boolean, int64, njit, uint64
 from numba.types import Tuple
 
+from engine import movecode
 from engine.bitboards import (BACK_RANK, BETWEEN, BISHOP_DIRS, KING_ATTACKS, KNIGHT_ATTACKS, LINE,
                               PAWN_ATTACKS, PIECE_VALUES, RANK_3, RANK_6, ROOK_DIRS, S8,
                               SEVENTH_RANK, SQUARE_BB, U0, U1, attacked_by, compile_kernel, lsb,
@@ -102,8 +103,9 @@ def _evasion_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, wh
         targets ^= SQUARE_BB[target]
         if not attacked_by(target, occupied, pawns, knights, bishops, rooks, queens, kings, theirs,
                            white):
-            out[n] = king << 6 | target if quiet else king | target << 6 | 6 << 20 | _kind(
-                SQUARE_BB[target], pawns, knights, bishops, rooks, queens) << 16
+            out[n] = (movecode.butterfly_index(king, target) if quiet else movecode.evasion(
+                king, target, 0, _kind(SQUARE_BB[target], pawns, knights, bishops, rooks, queens),
+                6))
             n += 1
 
     checker = msb(checkers)
@@ -121,9 +123,11 @@ def _evasion_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, wh
                 targets ^= SQUARE_BB[target]
                 if _safe(origin, target, SQUARE_BB[target] & theirs, pawns, knights, bishops, rooks,
                          queens, kings, ours, white):
-                    out[n] = origin << 6 | target if quiet else origin | target << 6 | _kind(
-                        bit, pawns, knights, bishops, rooks, queens) << 20 | _kind(
-                        SQUARE_BB[target], pawns, knights, bishops, rooks, queens) << 16
+                    out[n] = (movecode.butterfly_index(origin, target) if quiet else
+                              movecode.evasion(origin, target, 0,
+                                               _kind(SQUARE_BB[target], pawns, knights, bishops,
+                                                     rooks, queens),
+                                               _kind(bit, pawns, knights, bishops, rooks, queens)))
                     n += 1
         our_pawns = pawns & ours
         if not quiet:
@@ -141,10 +145,10 @@ def _evasion_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, wh
                     victim = _kind(SQUARE_BB[target], pawns, knights, bishops, rooks, queens)
                     if SQUARE_BB[target] & _LAST_RANKS:
                         for promotion in _PROMOTIONS:
-                            out[n] = origin | target << 6 | promotion << 12 | victim << 16 | 1 << 20
+                            out[n] = movecode.evasion(origin, target, promotion, victim, 1)
                             n += 1
                     else:
-                        out[n] = origin | target << 6 | victim << 16 | 1 << 20
+                        out[n] = movecode.evasion(origin, target, 0, victim, 1)
                         n += 1
         # Pushes between the checker and the king (promotions come last, after en passant).
         block = BETWEEN[king, checker]
@@ -165,7 +169,7 @@ def _evasion_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, wh
                     origin = target - distance
                     if _safe(origin, target, U0, pawns, knights, bishops, rooks, queens, kings, ours,
                              white):
-                        out[n] = origin << 6 | target
+                        out[n] = movecode.butterfly_index(origin, target)
                         n += 1
             return out[:n]
         promoting = single & _LAST_RANKS
@@ -183,7 +187,7 @@ def _evasion_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, wh
             capturers ^= SQUARE_BB[origin]
             if _safe(origin, ep_square, taken, pawns, knights, bishops, rooks, queens, kings, ours,
                      white):
-                out[n] = origin | ep_square << 6 | 1 << 16 | 1 << 20
+                out[n] = movecode.evasion(origin, ep_square, 0, 1, 1)
                 n += 1
     while promoting:
         target = msb(promoting)
@@ -191,7 +195,7 @@ def _evasion_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, wh
         origin = target - 8 if white else target + 8
         if _safe(origin, target, U0, pawns, knights, bishops, rooks, queens, kings, ours, white):
             for promotion in _PROMOTIONS:
-                out[n] = origin | target << 6 | promotion << 12 | 1 << 20
+                out[n] = movecode.evasion(origin, target, promotion, 0, 1)
                 n += 1
 
     # MVV-LVA (the victim's value times 8 less the mover's type; a queen promotion scores as if it
@@ -199,8 +203,8 @@ def _evasion_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, wh
     keys = np.empty(n, dtype=np.int64)
     for i in range(n):
         code = out[i]
-        promotion = code >> 12 & 7
-        key = PIECE_VALUES[code >> 16 & 7] * 8 - (code >> 20)
+        promotion = movecode.evasion_promotion(code)
+        key = PIECE_VALUES[movecode.evasion_victim(code)] * 8 - movecode.evasion_mover(code)
         if promotion == 5:
             key += PIECE_VALUES[5] * 8
         elif promotion:
@@ -285,7 +289,7 @@ def _capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, vi
                     attacker = 5
                 else:
                     attacker = 6
-                out[n] = origin | square << 6 | victim_type << 12 | attacker << 16
+                out[n] = movecode.make(origin, square, victim_type, attacker, 0)
                 n += 1
         if victim_type == 1 and ep_square >= 0 and not SQUARE_BB[ep_square] & occupied:
             attackers = PAWN_ATTACKS[them, ep_square] & our_pawns
@@ -298,14 +302,14 @@ def _capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, vi
                 if ((slider_attacks(king, after, BISHOP_DIRS) & (bishops | queens))
                         | (slider_attacks(king, after, ROOK_DIRS) & (rooks | queens))) & theirs:
                     continue
-                out[n] = origin | ep_square << 6 | 1 << 12 | 1 << 16
+                out[n] = movecode.make(origin, ep_square, 1, 1, 0)
                 n += 1
         # A stable insertion sort by attacker value: the lists are a handful of moves long.
         for i in range(first + 1, n):
             code = out[i]
-            value = PIECE_VALUES[code >> 16]
+            value = PIECE_VALUES[movecode.mover(code)]
             j = i - 1
-            while j >= first and PIECE_VALUES[out[j] >> 16] > value:
+            while j >= first and PIECE_VALUES[movecode.mover(out[j])] > value:
                 out[j + 1] = out[j]
                 j -= 1
             out[j + 1] = code
@@ -361,7 +365,7 @@ def _quiet_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, whit
                     continue
             elif bit & pinned and not LINE[origin, target] & king_bb:
                 continue
-            out[n] = origin << 6 | target
+            out[n] = movecode.butterfly_index(origin, target)
             n += 1
     piece_moves = n
     movers = pawns & ours & ~SEVENTH_RANK[1 if white else 0]
@@ -381,7 +385,7 @@ def _quiet_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, whit
             origin = target - distance
             if SQUARE_BB[origin] & pinned and not LINE[origin, target] & king_bb:
                 continue
-            out[n] = origin << 6 | target
+            out[n] = movecode.butterfly_index(origin, target)
             n += 1
     return out[:n], piece_moves
 
@@ -409,8 +413,8 @@ def quiet_checks(pawns, knights, bishops, rooks, queens, kings, ours, white):
     out = np.empty(quiets.shape[0], dtype=np.int64)
     n = 0
     for code in quiets:
-        origin = code >> 6
-        target = code & 63
+        origin = movecode.butterfly_origin(code)
+        target = movecode.butterfly_target(code)
         from_bb = SQUARE_BB[origin]
         to_bb = SQUARE_BB[target]
         kind = _kind(from_bb, pawns, knights, bishops, rooks, queens)
@@ -419,7 +423,7 @@ def quiet_checks(pawns, knights, bishops, rooks, queens, kings, ours, white):
                   or ((kind == 4 or kind == 5) and to_bb & rook_checks))
         uncovered = from_bb & discoverers and not LINE[origin, their_king] & to_bb
         if direct or uncovered:
-            out[n] = origin | target << 6 | kind << 16
+            out[n] = movecode.make(origin, target, 0, kind, 0)
             n += 1
     return out[:n]
 
@@ -460,13 +464,13 @@ def promotion_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white,
                 victim = 0 if push else _kind(SQUARE_BB[target], pawns, knights, bishops, rooks,
                                               queens)
                 for promotion in _PROMOTIONS:
-                    out[n] = origin | target << 6 | victim << 12 | 1 << 16 | promotion << 20
+                    out[n] = movecode.make(origin, target, victim, 1, promotion)
                     n += 1
     for i in range(1, n):
         code = out[i]
-        value = PIECE_VALUES[code >> 12 & 7]
+        value = PIECE_VALUES[movecode.victim(code)]
         j = i - 1
-        while j >= 0 and PIECE_VALUES[out[j] >> 12 & 7] < value:
+        while j >= 0 and PIECE_VALUES[movecode.victim(out[j])] < value:
             out[j + 1] = out[j]
             j -= 1
         out[j + 1] = code
@@ -523,7 +527,7 @@ def castling_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white, 
                 safe = False
         if safe and not attacked_by(king_to, occupied ^ king_bb ^ rook_bb ^ SQUARE_BB[rook_to],
                                     pawns, knights, bishops, rooks, queens, kings, theirs, white):
-            out[n] = king << 6 | (rook if chess960 else king_to)
+            out[n] = movecode.butterfly_index(king, rook if chess960 else king_to)
             n += 1
     return out[:n]
 

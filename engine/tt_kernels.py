@@ -23,6 +23,7 @@ import numpy as np
 from numba import njit
 from numba.core.types import Tuple, int64, uint64, void
 
+from engine import movecode
 from engine.bitboards import compile_kernel, prefetch
 
 DEPTH_OFFSET = 16
@@ -101,7 +102,7 @@ def encode_move(move: chess.Move | None) -> int:
     """The 16-bit code of ``move`` in an entry; 0 for no move."""
     if move is None:
         return 0
-    return move.from_square | move.to_square << 6 | (move.promotion or 0) << 12
+    return movecode.table.py_func(move.from_square, move.to_square, move.promotion or 0)
 
 
 def _decoding_table() -> list[chess.Move | None]:
@@ -115,14 +116,15 @@ def _decoding_table() -> list[chess.Move | None]:
                 continue
             # BB_RAYS is the line through two squares on one rank, file or diagonal, else empty.
             if chess.BB_RAYS[origin][target] or chess.BB_SQUARES[target] & chess.BB_KNIGHT_ATTACKS[origin]:
-                moves[origin | target << 6] = chess.Move(origin, target)
+                moves[movecode.table.py_func(origin, target, 0)] = chess.Move(origin, target)
         rank = chess.square_rank(origin)
         if rank in (1, 6):
             for target in chess.SQUARES:
                 if (abs(chess.square_file(target) - chess.square_file(origin)) <= 1
                         and chess.square_rank(target) == (0 if rank == 1 else 7)):
                     for piece in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN):
-                        moves[origin | target << 6 | piece << 12] = chess.Move(origin, target, piece)
+                        moves[movecode.table.py_func(origin, target, piece)] = chess.Move(
+                            origin, target, piece)
     return moves
 
 
