@@ -285,6 +285,11 @@ class Engine:
                          "the search's")
         elif self.options["Use NNUE"]:
             lines.append(f"NNUE evaluation (side to move): {score / 100:+.2f} ({score} cp), the search's")
+        if self.options["Use NNUE"]:
+            from engine.network import network_provenance
+
+            path = self._network_path(self.options["EvalFile"])
+            lines.append(f"NNUE network {path}: {network_provenance(path) or 'no record of its training'}")
         return lines
 
     def _stop_helpers(self) -> None:

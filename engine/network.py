@@ -133,15 +133,26 @@ def quantise(params: Parameters) -> Network:
                    int(rounded(params.b2, QA * QB, _INT32_MAX, "b2")))
 
 
-def save_network(params: Parameters, path: str | Path = NETWORK_FILE) -> Network:
-    """Quantises ``params``, writes them with their layout (see load_network) and returns the
-    quantised network."""
+def save_network(params: Parameters, path: str | Path = NETWORK_FILE,
+                 provenance: str = "") -> Network:
+    """Quantises ``params``, writes them with their layout (see load_network) and what they were
+    trained on (``provenance``: positions, generator settings), and returns the quantised
+    network."""
     network = quantise(params)
     np.savez_compressed(path, w1=network.w1, b1=network.b1, w2=network.w2,
                         b2=np.array(network.b2, dtype=np.int32), hidden=np.int64(network.hidden),
-                        buckets=np.int64(network.buckets),
+                        buckets=np.int64(network.buckets), provenance=np.str_(provenance),
                         **{name: np.int64(value) for name, value in _LAYOUT.items()})
     return network
+
+
+def network_provenance(path: str | Path = NETWORK_FILE) -> str:
+    """What the weight file at ``path`` says it was trained on ("" if it says nothing)."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return str(data["provenance"]) if "provenance" in data.files else ""
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile):
+        return ""
 
 
 def load_network(path: str | Path = NETWORK_FILE) -> Network:

@@ -596,6 +596,25 @@ def chunk_files(paths: list[Path]) -> list[Path] | None:
     return found
 
 
+def provenance(positions: int, paths: list[Path], args: argparse.Namespace, buckets: int,
+               epochs: int) -> str:
+    """What a weight file records of its training: the positions, the generator settings of the
+    chunks (from their headers), the network's shape and the trainer's settings."""
+    settings: dict[str, int] = {}
+    for path in paths:
+        if path.suffix == chunks.SUFFIX:
+            header = chunks.read_header(path)[0]
+            key = (f"{header.get('teacher', '?')} at {header.get('nodes', '?')} nodes, "
+                   f"{header.get('min_random_plies', '?')}-{header.get('random_plies', '?')} random "
+                   f"plies, {header.get('play_out', '?')} played out, "
+                   f"{header.get('chess960', 0)} Chess960")
+            settings[key] = settings.get(key, 0) + header["count"]
+    generators = "; ".join(f"{count:,} by {key}" for key, count in settings.items()) or "text files"
+    return (f"{positions:,} training positions ({generators}); H = {args.hidden}, "
+            f"{buckets} king bucket(s), {epochs} epochs, lambda "
+            f"{args.result_share}; scripts/train.py, {time.strftime('%Y-%m-%d')}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("data", type=Path, nargs="*",
@@ -667,7 +686,10 @@ def main(argv: list[str] | None = None) -> None:
         params = fit(train, train_target, params, teacher_scale, epochs=args.epochs or 10,
                      batch=args.batch or 4096, lr=args.lr, valid=valid, valid_target=valid_target,
                      mirror=args.mirror, seed=args.seed, log=log)
-    network = nn.save_network(fold(params), args.out)
+    network = nn.save_network(fold(params), args.out, provenance(
+        len(stream) if files is not None else len(train),
+        train_paths if files is not None else paths, args, buckets,
+        args.epochs or (4 if files is not None else 10)))
     sample = np.sort(np.random.default_rng(args.seed).permutation(len(valid))[:QUANTISED_SAMPLE])
     float_loss, kernel_loss = quantised_losses(params, network, valid.take(sample),
                                                valid_target[sample], teacher_scale)

@@ -305,3 +305,7 @@ def test_the_training_script_reads_a_chunk_folder_and_writes_a_network(tmp_path,
     assert nn.load_network(out).hidden == 8
     printed = capsys.readouterr().out
     assert "training positions in" in printed and "integer kernel" in printed
+    # The weight file records what it was trained on, from the chunks' headers.
+    trained = int(printed.split(" training positions in")[0].split()[-1].replace(",", ""))
+    record = nn.network_provenance(out)
+    assert record.startswith(f"{trained:,} training positions") and "H = 8" in record, record

@@ -263,6 +263,15 @@ def test_the_training_script_writes_a_network_the_engine_can_load(tmp_path, caps
     assert "validation" in printed and "integer kernel" in printed
 
 
+def test_a_weight_file_keeps_the_record_of_its_training_and_the_shipped_one_has_it(tmp_path):
+    network = nn.default_network()
+    path = tmp_path / "n.npz"
+    nn.save_network(network.dequantised(), path, provenance="12 positions by a test")
+    assert nn.network_provenance(path) == "12 positions by a test"
+    assert (nn.load_network(path).w1 == network.w1).all()
+    assert "training positions" in nn.network_provenance()
+
+
 def test_the_shipped_network_loads_and_knows_a_queen_from_nothing():
     network = nn.default_network()
     assert abs(nn.network_evaluate(chess.Board(), network)) < 100
