@@ -157,6 +157,47 @@ def default(name: str) -> int | tuple[int, ...]:
     return next(p.value for p in PARAMETERS if p.name == name)
 
 
+OVERRIDES = "BRUDNO_PARAMS"  # the environment variable a tuner sets (scripts/spsa.py)
+
+
+def with_overrides(text: str, kernel_params: np.ndarray = KERNEL_PARAMS) -> np.ndarray:
+    """A copy of ``kernel_params`` with the values of ``text`` ("RAZOR=300,550 SEE=90": each
+    parameter's name and all its values); ValueError naming what is wrong, and nothing changed."""
+    out = kernel_params.copy()
+    for item in text.split():
+        name, _, values = item.partition("=")
+        parameter = next((p for p in PARAMETERS if p.name == name), None)
+        if parameter is None:
+            raise ValueError(f"no search parameter {name!r}")
+        try:
+            numbers = [int(v) for v in values.split(",")]
+        except ValueError:
+            raise ValueError(f"{item!r}: the values must be integers") from None
+        if len(numbers) != len(parameter.values):
+            raise ValueError(f"{name} takes {len(parameter.values)} value(s), not {len(numbers)}")
+        if parameter.step and not all(parameter.low <= n <= parameter.high for n in numbers):
+            raise ValueError(f"{name} must be within {parameter.low}..{parameter.high}")
+        out[SLOTS[name]:SLOTS[name] + len(numbers)] = numbers
+    return out
+
+
+def tuned(environ: dict[str, str] | None = None) -> np.ndarray:
+    """The parameters a search starts from: the declared ones, with what the BRUDNO_PARAMS
+    environment variable overrides (a tuner's; an invalid value is reported on stderr, where it
+    cannot disturb UCI, and the declared values are kept)."""
+    import os
+    import sys
+
+    text = (os.environ if environ is None else environ).get(OVERRIDES, "")
+    if not text:
+        return KERNEL_PARAMS
+    try:
+        return with_overrides(text)
+    except ValueError as error:
+        print(f"brudno: {OVERRIDES} ignored: {error}", file=sys.stderr)
+        return KERNEL_PARAMS
+
+
 def without_pruning(kernel_params: np.ndarray) -> np.ndarray:
     """A copy of ``kernel_params`` with every pruning rule of the kernel switched off (each by its
     `Parameter.off`): razoring, reverse futility, null move, internal iterative reduction,

@@ -35,6 +35,7 @@ from engine.tt import EXACT, TranspositionTable, score_to_tt
 from engine.zobrist import key_and_check, position_key
 
 CHECK_EVERY = 64  # nodes between looks at the clock and the stop flag (a few ms)
+_TUNED = params.tuned()  # read once per process
 PROBE_TABLE_SIZE = 1 << 16  # tablebase results kept for the kernel in one search (a power of 2)
 
 # The scout kernel's ways in, as the search calls them (bitboards.direct_call).
@@ -126,7 +127,7 @@ class Search:
         # them off to measure what each saves (the kernel's own are params slots).
         self.iterative_deepening = True  # False: only the last depth is searched
         # The values of engine/params.py's parameters this search uses (a tuner sets others).
-        self.parameters = KERNEL_PARAMS
+        self.parameters = _TUNED
 
     # ------------------------------------------------------------------ iterative deepening
 
