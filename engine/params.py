@@ -162,7 +162,8 @@ OVERRIDES = "BRUDNO_PARAMS"  # the environment variable a tuner sets (scripts/sp
 
 def with_overrides(text: str, kernel_params: np.ndarray = KERNEL_PARAMS) -> np.ndarray:
     """A copy of ``kernel_params`` with the values of ``text`` ("RAZOR=300,550 SEE=90": each
-    parameter's name and all its values); ValueError naming what is wrong, and nothing changed."""
+    parameter's name and all its values, within its range or its off value); ValueError naming
+    what is wrong, and nothing changed."""
     out = kernel_params.copy()
     for item in text.split():
         name, _, values = item.partition("=")
@@ -175,8 +176,10 @@ def with_overrides(text: str, kernel_params: np.ndarray = KERNEL_PARAMS) -> np.n
             raise ValueError(f"{item!r}: the values must be integers") from None
         if len(numbers) != len(parameter.values):
             raise ValueError(f"{name} takes {len(parameter.values)} value(s), not {len(numbers)}")
-        if parameter.step and not all(parameter.low <= n <= parameter.high for n in numbers):
-            raise ValueError(f"{name} must be within {parameter.low}..{parameter.high}")
+        if parameter.step and not all(parameter.low <= n <= parameter.high or n == parameter.off
+                                      for n in numbers):
+            raise ValueError(f"{name} must be within {parameter.low}..{parameter.high} "
+                             f"(or {parameter.off}: its rule off)")
         out[SLOTS[name]:SLOTS[name] + len(numbers)] = numbers
     return out
 

@@ -405,6 +405,7 @@ def test_parameter_overrides_set_declared_values_and_refuse_bad_ones():
     for bad in ("RAZR=3", "RAZOR=300", "SEE=ninety", "NULL_MOVE_DEPTH_DIVISOR=0"):
         with pytest.raises(ValueError):
             params.with_overrides(bad)
+    assert params.with_overrides(f"NULL_MOVE_DEPTH={params.NEVER}")[params.NULL_MOVE_DEPTH] == params.NEVER
     assert params.tuned({"BRUDNO_PARAMS": "SEE=ninety"}) is params.KERNEL_PARAMS
     assert params.tuned({"BRUDNO_PARAMS": "SEE=90"})[params.SEE] == 90
 
