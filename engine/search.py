@@ -127,6 +127,8 @@ class Search:
         self.iterative_deepening = True  # False: only the last depth is searched
         # The values of engine/params.py's parameters this search uses (a tuner sets others).
         self.parameters = KERNEL_PARAMS
+        # Where the kernel records the tree it searches: none (engine/trace.py sets rows).
+        self.kernel_trace = scout.NO_TRACE
 
     # ------------------------------------------------------------------ iterative deepening
 
@@ -391,7 +393,7 @@ class Search:
                             tt.generation, classical.WEIGHTS, self.kernel_network,
                             self.kernel_accumulators, self.kernel_pv, counts, budget,
                             self.stop_event.word, self.stop_event.at, self.probe_keys,
-                            self.probe_results, self.probe_request)
+                            self.probe_results, self.probe_request, self.kernel_trace)
             nodes, evaluations, cutoffs, seldepth, tbhits = counts.tolist()
             self.nodes += nodes
             self.evaluations += evaluations
