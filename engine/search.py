@@ -127,8 +127,6 @@ class Search:
         self.iterative_deepening = True  # False: only the last depth is searched
         # The values of engine/params.py's parameters this search uses (a tuner sets others).
         self.parameters = KERNEL_PARAMS
-        # Where the kernel records the tree it searches: none (engine/trace.py sets rows).
-        self.kernel_trace = scout.NO_TRACE
 
     # ------------------------------------------------------------------ iterative deepening
 
@@ -380,7 +378,7 @@ class Search:
         tt = self.tt
         asked = 0
         while True:
-            counts[:] = 0
+            counts[:scout.COUNTS] = 0  # (a trace after them, engine/trace.py, is kept)
             budget = (scout.NO_BUDGET if self.node_limit is None
                       else self.node_limit - self.total_nodes())
             position = (board.pawns, board.knights, board.bishops, board.rooks, board.queens,
@@ -393,8 +391,8 @@ class Search:
                             tt.generation, classical.WEIGHTS, self.kernel_network,
                             self.kernel_accumulators, self.kernel_pv, counts, budget,
                             self.stop_event.word, self.stop_event.at, self.probe_keys,
-                            self.probe_results, self.probe_request, self.kernel_trace)
-            nodes, evaluations, cutoffs, seldepth, tbhits = counts.tolist()
+                            self.probe_results, self.probe_request)
+            nodes, evaluations, cutoffs, seldepth, tbhits = counts[:scout.COUNTS].tolist()
             self.nodes += nodes
             self.evaluations += evaluations
             self.cutoffs += cutoffs

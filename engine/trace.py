@@ -69,7 +69,11 @@ class TracingSearch(Search):
     def __init__(self, tt: TranspositionTable, depth: int, capacity: int = MAX_TRACE_ROWS) -> None:
         super().__init__(tt)
         self.traced_depth = depth
-        self.rows = np.zeros((capacity + 1, scout.TRACE_COLUMNS), dtype=np.int64)
+        # The kernel's counters with the trace after them (scout.T_PARENT), and its rows.
+        self.traced_counts = np.zeros(scout.COUNTS + (capacity + 1) * scout.TRACE_COLUMNS,
+                                      dtype=np.int64)
+        self.rows = scout.trace_rows(self.traced_counts)
+        self._tracing = False
         self.passes: list[int] = []
         self.nodes_before: int | None = None
         self._root_row = 0
@@ -102,11 +106,13 @@ class TracingSearch(Search):
             self._set(row, column, value)
         self.passes.append(row)
         self._root_row = row
-        self.kernel_trace = self.rows
+        untraced, self.kernel_counts = self.kernel_counts, self.traced_counts
+        self._tracing = True
         try:
             best = super()._search_root(root_moves, depth, alpha, beta, first)
         finally:
-            self.kernel_trace = scout.NO_TRACE
+            self.kernel_counts = untraced
+            self._tracing = False
         self._set(row, scout.T_VALUE, best)
         self._set(row, scout.T_RULE, scout.BETA_CUTOFF if best >= beta else scout.ALL_MOVES)
         return best
@@ -122,14 +128,14 @@ class TracingSearch(Search):
         return score
 
     def pvs(self, depth: int, alpha: int, beta: int, ply: int) -> int:
-        if self.kernel_trace is scout.NO_TRACE:
+        if not self._tracing:
             return super().pvs(depth, alpha, beta, ply)
         how = scout.AGAIN_WITH_WINDOW if self._scouted == self._root_code else scout.SEARCHED
         self._scouted = 0
         return self._traced_call(how, depth, alpha, beta, ply)
 
     def scout(self, depth: int, alpha: int, beta: int, ply: int) -> int:
-        if self.kernel_trace is scout.NO_TRACE:
+        if not self._tracing:
             return super().scout(depth, alpha, beta, ply)
         self._scouted = self._root_code
         return self._traced_call(scout.SCOUTED, depth, alpha, beta, ply)

@@ -8,6 +8,7 @@ import pytest
 
 from engine import scout
 from engine.search import Search, fixed_depth_search
+from engine.timeman import Limits
 from engine.trace import TraceTooLarge, count_nodes, trace_search
 from engine.tt import TranspositionTable
 
@@ -68,8 +69,9 @@ def test_a_tree_larger_than_the_limit_is_refused_with_its_size() -> None:
         trace_search(chess.Board(KIWIPETE), 3, max_rows=100)
 
 
-def test_the_search_passes_the_kernel_no_trace_rows_unless_asked() -> None:
-    # No rows: the kernel's one test (``trace.shape[0]``) is false and it writes nothing. The
-    # bench's node count (tests/test_bench.py) is the search's with the trace off.
+def test_the_search_passes_the_kernel_no_room_for_a_trace_unless_asked() -> None:
+    # Counters only: the kernel's test (``counts.shape[0]``) finds no trace and it writes
+    # nothing. The bench's node count (tests/test_bench.py) is the search's with the trace off.
     search = Search(TranspositionTable(1))
-    assert search.kernel_trace is scout.NO_TRACE and scout.NO_TRACE.shape[0] == 0
+    search.prepare(chess.Board(KIWIPETE), Limits(depth=2))
+    assert search.kernel_counts.shape == (scout.COUNTS,)
