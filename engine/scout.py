@@ -63,6 +63,31 @@ NOT_PROBED = -3
  REQUEST_WHITE, REQUEST_WHITE_TO_MOVE, REQUEST_EP, REQUEST_KEY) = range(10)
 REQUEST = 10
 
+# The tree a call searched, recorded when the caller asks for it (engine/trace.py reads it) in the
+# call's `counts` array after its COUNTS counters: so the search passes no argument more for it,
+# and with a `counts` of COUNTS only (the search's) the kernel tests that length where it would
+# record and writes nothing. There, rows of TRACE_COLUMNS (`trace_rows`): one per node and per
+# move not searched, by the T_ columns; row 0 is the header, its first cell the rows taken (it may
+# pass the rows there are: those are counted, not written). A node's row is taken by its parent
+# just before the call (`_trace_child`: the parent, the move and how it is searched) and the
+# parent writes its value after; the node writes its ply, window, depth and kind on entry
+# (`_trace_node`) and the rule that ended it (`_trace_end`).
+(T_PARENT, T_PLY, T_MOVE, T_ALPHA, T_BETA, T_DEPTH, T_VALUE, T_KIND, T_RULE, T_HOW) = range(10)
+TRACE_COLUMNS = 10
+# A row's kind (T_KIND).
+PV_NODE, NON_PV_NODE, QUIESCENCE_NODE, PRUNED_MOVE = 1, 2, 3, 4
+# How the parent searched a node (T_HOW): the first move (or with the open window), a later move
+# with a null window, a late quiet move with a null window at less depth (LMR), the same move again
+# at full depth (the reduced search beat alpha) or again with the open window (the null window beat
+# alpha in a PV node); the null move (no move, the other side to play, less depth); razoring's
+# quiescence search of the node's own position.
+SEARCHED, SCOUTED, REDUCED, AGAIN_AT_FULL_DEPTH, AGAIN_WITH_WINDOW, NULL_MOVE, RAZOR_CHECK = range(7)
+# The rule that ended a node (T_RULE of a node: ALL_MOVES if it searched every move it did not
+# prune) or pruned a move (T_RULE of a PRUNED_MOVE row).
+(ALL_MOVES, BETA_CUTOFF, TABLE_CUT, NULL_MOVE_CUTOFF, REVERSE_FUTILITY, RAZORING, FUTILITY,
+ LATE_MOVE_PRUNING, SEE_PRUNING, DELTA_PRUNING, STAND_PAT, DRAW, MATE_DISTANCE, TABLEBASE, HORIZON,
+ NO_MOVE) = range(16)
+
 
 
 # A node's position, as the kernel passes it down the tree: python-chess's bitboards, White's men
@@ -83,7 +108,7 @@ Tables = namedtuple("Tables", "params reductions history_black history_white kil
                               "generation weights network acc pv")
 # What ends a call and what it reports: its counters, its node budget, the stop word and the value
 # at which it stops, the iteration's depth (which bounds the check extension) and the tablebase
-# results it reads and asks for.
+# results it reads and asks for (``counts`` also holds the trace of its tree, if asked: T_PARENT).
 Control = namedtuple("Control", "counts budget stop stop_at root_depth probe_keys probe_results "
                                 "request")
 
@@ -156,6 +181,93 @@ def _count_node(counts, ply, budget, stop, stop_at):
     return counts[NODES] >= budget or (counts[NODES] & 1023 == 0 and stop[0] >= stop_at)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _cell(row, column):
+    """Where a cell of the trace is in ``counts``."""
+    return COUNTS + row * TRACE_COLUMNS + column
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _kept(counts, row):
+    """Whether the trace has room for ``row``."""
+    return _cell(row + 1, 0) <= counts.shape[0]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _trace_row(counts, parent, code, how):
+    """Takes the next row of the trace for a child of ``parent`` (a node, or a move not searched)."""
+    row = counts[COUNTS] + 1
+    counts[COUNTS] = row
+    if _kept(counts, row):
+        counts[_cell(row, T_PARENT)] = parent
+        counts[_cell(row, T_MOVE)] = code
+        counts[_cell(row, T_HOW)] = how
+    return row
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _trace_child(counts, parent, code, how):
+    """The row of the child the node searches next (move ``code``, 0 for none; ``how``), or 0
+    with the trace off."""
+    if counts.shape[0] == COUNTS:
+        return 0
+    return _trace_row(counts, parent, code, how)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _trace_node(counts, ply, alpha, beta, depth, kind):
+    """The row of the node entered (its parent took it), with its window on entry, its depth and
+    kind; 0 with the trace off."""
+    if counts.shape[0] == COUNTS:
+        return 0
+    row = counts[COUNTS]
+    if _kept(counts, row):
+        counts[_cell(row, T_PLY)] = ply
+        counts[_cell(row, T_ALPHA)] = alpha
+        counts[_cell(row, T_BETA)] = beta
+        counts[_cell(row, T_DEPTH)] = depth
+        counts[_cell(row, T_KIND)] = kind
+    return row
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _trace_value(counts, row, value):
+    """The value a child returned (from its mover's view)."""
+    if counts.shape[0] != COUNTS and _kept(counts, row):
+        counts[_cell(row, T_VALUE)] = value
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _trace_end(counts, row, rule):
+    """The rule that ended the node of ``row``."""
+    if counts.shape[0] != COUNTS and _kept(counts, row):
+        counts[_cell(row, T_RULE)] = rule
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _trace_move_not_searched(counts, parent, code, rule):
+    row = _trace_row(counts, parent, code, SEARCHED)
+    if _kept(counts, row):
+        counts[_cell(row, T_KIND)] = PRUNED_MOVE
+        counts[_cell(row, T_RULE)] = rule
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _trace_pruned(counts, parent, code, rule):
+    """Move ``code`` of the node ``parent`` not searched, by ``rule``."""
+    if counts.shape[0] != COUNTS:
+        _trace_move_not_searched(counts, parent, code, rule)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _trace_pruned_all(counts, parent, codes, rule):
+    """Moves ``codes`` of the node ``parent`` not searched, by ``rule`` (delta pruning ends the
+    captures at once)."""
+    if counts.shape[0] != COUNTS:
+        for code in codes:
+            _trace_move_not_searched(counts, parent, code, rule)
+
+
 @njit(cache=True, nogil=True)
 def _search(position, depth, alpha, beta, line, tables, control):
     """A node: its score from its mover's view (see `search`)."""
@@ -189,6 +301,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
         static_eval = -INFINITY
         if is_pv:
             pv[ply, 0] = 0
+        me = _trace_node(counts, ply, alpha, beta, depth, PV_NODE if is_pv else NON_PV_NODE)
         if _count_node(counts, ply, budget, stop, stop_at):
             return OUT_OF_NODES
         # Step 2. Draws.
@@ -198,23 +311,28 @@ def _search(position, depth, alpha, beta, line, tables, control):
                                    white_to_move, ep_square, False).shape[0]
                     or evasion_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
                                       white_to_move, ep_square, True).shape[0]):
+                _trace_end(counts, me, DRAW)
                 return 0
         else:
             if (pawns | rooks | queens) == U0 and popcount(occupied) <= 3:
+                _trace_end(counts, me, DRAW)
                 return 0
             i = last - 4
             while i >= max(last - halfmove, 0):
                 if path[i] == key:
+                    _trace_end(counts, me, DRAW)
                     return 0
                 i -= 2
         if ply >= MAX_PLY:
             counts[EVALUATIONS] += 1
+            _trace_end(counts, me, HORIZON)
             return _static_score(pawns, knights, bishops, rooks, queens, kings, white, black,
                                  white_to_move, weights, network, acc, ply, params)
         # Step 3. Mate-distance pruning.
         alpha = max(alpha, -MATE + ply)
         beta = min(beta, MATE - ply - 1)
         if alpha >= beta:
+            _trace_end(counts, me, MATE_DISTANCE)
             return alpha
         # Step 4. The table.
         tt_depth, tt_bound, tt_score, hash_code = _probe_impl(table, key, entries)
@@ -223,6 +341,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
             if not is_pv and tt_depth >= depth and (
                     tt_bound == EXACT or (tt_bound == LOWER and tt_score >= beta)
                     or (tt_bound == UPPER and tt_score <= alpha)):
+                _trace_end(counts, me, TABLE_CUT)
                 return tt_score
         else:
             hash_code = 0
@@ -248,6 +367,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
                 score = _wdl_to_score(wdl, ply)
                 _store_impl(table, key, entries, depth, EXACT, _to_tt(score, ply), 0,
                             generation)
+                _trace_end(counts, me, TABLEBASE)
                 return score
         if not in_check:
             # Step 6. Static evaluation.
@@ -257,11 +377,15 @@ def _search(position, depth, alpha, beta, line, tables, control):
             # Step 7. Razoring, reverse futility, null move.
             if not is_pv and abs(beta) < MATE_BOUND:
                 if depth <= P.RAZOR_DEPTHS and static_eval + params[P.RAZOR + depth - 1] <= alpha:
+                    row = _trace_child(counts, me, 0, RAZOR_CHECK)
                     result = _search(position, horizon, alpha, alpha + 1, line, tables, control)
+                    _trace_value(counts, row, result)
                     if result <= alpha:  # NEED_PROBE and OUT_OF_NODES too
+                        _trace_end(counts, me, RAZORING)
                         return result
                 if (depth <= params[P.REVERSE_FUTILITY_DEPTH]
                         and static_eval - params[P.REVERSE_FUTILITY] * depth >= beta):
+                    _trace_end(counts, me, REVERSE_FUTILITY)
                     return static_eval
                 if (can_null and depth >= params[P.NULL_MOVE_DEPTH] and static_eval >= beta
                         and ours & ~(pawns | kings)):
@@ -276,12 +400,15 @@ def _search(position, depth, alpha, beta, line, tables, control):
                     after_null = Position(pawns, knights, bishops, rooks, queens, kings, white,
                                           castling, not white_to_move, null_key, not_check,
                                           no_square, halfmove + 1)
+                    row = _trace_child(counts, me, 0, NULL_MOVE)
                     result = _search(after_null, depth - 1 - reduction, -beta, -beta + 1,
                                      Line(ply + 1, horizon, last_target, path[last + 1:], horizon,
                                           not_check), tables, control)
+                    _trace_value(counts, row, result)
                     if result <= NEED_PROBE:
                         return result
                     if -result >= beta:
+                        _trace_end(counts, me, NULL_MOVE_CUTOFF)
                         return beta if -result >= MATE_BOUND else -result
         depth -= internal_iterative_reduction(depth, hash_code != 0, params[P.IIR_DEPTH])
         # Step 8. The moves, with futility, late-move and SEE pruning out of check, and late quiet
@@ -321,10 +448,12 @@ def _search(position, depth, alpha, beta, line, tables, control):
                     if not gives_check:  # futility and late-move pruning
                         if futile and best_score < futility_value:
                             best_score = futility_value
+                        _trace_pruned(counts, me, code, FUTILITY if futile else LATE_MOVE_PRUNING)
                         continue
                 elif (not is_quiet and depth <= params[P.SEE_DEPTH]
                       and _see_kernel(pawns, knights, bishops, rooks, queens, kings, white, origin,
                                       target, white_to_move) < -params[P.SEE] * depth):
+                    _trace_pruned(counts, me, code, SEE_PRUNING)
                     continue  # SEE pruning
             _prefetch_entry(table, child_key, entries)
             reduction = late_move_reduction(params, reductions, depth, moves_searched, is_quiet, in_check,
@@ -338,17 +467,25 @@ def _search(position, depth, alpha, beta, line, tables, control):
             if is_pv:
                 pv[ply + 1, 0] = 0
             if moves_searched == 0 or (is_pv and not params[P.PVS]):
+                row = _trace_child(counts, me, code, SEARCHED)
                 result = _search(after, depth - 1, -beta, -alpha, child_line, tables, control)
+                _trace_value(counts, row, result)
             else:
                 # PVS: does the move beat alpha (a null window, a late quiet move shallower
                 # first)? Only then is it searched at full depth, and in a PV node with the window.
+                row = _trace_child(counts, me, code, REDUCED if reduction else SCOUTED)
                 result = _search(after, depth - 1 - reduction, -alpha - 1, -alpha, child_line,
                                  tables, control)
+                _trace_value(counts, row, result)
                 if reduction and NEED_PROBE < result < -alpha:
+                    row = _trace_child(counts, me, code, AGAIN_AT_FULL_DEPTH)
                     result = _search(after, depth - 1, -alpha - 1, -alpha, child_line, tables,
                                      control)
+                    _trace_value(counts, row, result)
                 if is_pv and NEED_PROBE < result < -alpha and -result < beta:
+                    row = _trace_child(counts, me, code, AGAIN_WITH_WINDOW)
                     result = _search(after, depth - 1, -beta, -alpha, child_line, tables, control)
+                    _trace_value(counts, row, result)
             if result <= NEED_PROBE:
                 return result
             score = -result
@@ -369,6 +506,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
                 n_tried += 1
         # Step 9. No move: mate or stalemate.
         if moves_searched == 0:
+            _trace_end(counts, me, NO_MOVE)
             return -MATE + ply if in_check else 0
         # Step 10. The table, and the history and killers of a quiet cut-off.
         if best_score >= beta:
@@ -381,15 +519,18 @@ def _search(position, depth, alpha, beta, line, tables, control):
                     generation)
         if cut_by_quiet and params[P.KILLERS_AND_HISTORY]:
             _record_cutoff(best_move, ply, depth, history, tried[:n_tried], killers)
+        _trace_end(counts, me, BETA_CUTOFF if best_score >= beta else ALL_MOVES)
         return best_score
 
     # ---------------------------------------------------- a quiescence node (Search.quiescence)
+    me = _trace_node(counts, ply, alpha, beta, depth, QUIESCENCE_NODE)
     if _count_node(counts, ply, budget, stop, stop_at):
         return OUT_OF_NODES
     # (QUIESCENCE_PLIES 0: no quiescence, the static evaluation at the horizon, for the
     # techniques table; by default only the ply limit ends a line here.)
     if ply >= MAX_PLY or qply >= params[P.QUIESCENCE_PLIES]:
         counts[EVALUATIONS] += 1
+        _trace_end(counts, me, HORIZON)
         return _static_score(pawns, knights, bishops, rooks, queens, kings, white, black,
                              white_to_move, weights, network, acc, ply, params)
     tt_depth, tt_bound, tt_score, _ = _probe_impl(table, key, entries)
@@ -397,6 +538,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
         tt_score = _from_tt(tt_score, ply)
         if (tt_bound == EXACT or (tt_bound == LOWER and tt_score >= beta)
                 or (tt_bound == UPPER and tt_score <= alpha)):
+            _trace_end(counts, me, TABLE_CUT)
             return tt_score
     original_alpha = alpha
     stand_pat = -INFINITY
@@ -423,12 +565,14 @@ def _search(position, depth, alpha, beta, line, tables, control):
                                              U0).shape[0] == 0
                     and _quiet_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours,
                                            white_to_move, lsb(kings & ours))[0].shape[0] == 0):
+                _trace_end(counts, me, NO_MOVE)
                 return 0
         counts[EVALUATIONS] += 1
         stand_pat = _static_score(pawns, knights, bishops, rooks, queens, kings, white, black,
                                   white_to_move, weights, network, acc, ply, params)
         if stand_pat >= beta:
             _store_impl(table, key, entries, 0, LOWER, _to_tt(stand_pat, ply), 0, generation)
+            _trace_end(counts, me, STAND_PAT)
             return stand_pat
         best_score = stand_pat
         if stand_pat > alpha:
@@ -473,11 +617,13 @@ def _search(position, depth, alpha, beta, line, tables, control):
                 # Delta pruning ends the captures (they come by victim, largest first); no move
                 # is played that loses its man by SEE, a quiet check included.
                 if i <= n_captures and stand_pat + victim + params[P.DELTA] <= alpha:
+                    _trace_pruned_all(counts, me, moves[i - 1:n_captures], DELTA_PRUNING)
                     i = n_captures
                     continue
                 if PIECE_VALUES[movecode.mover(code)] > victim and _see_kernel(
                         pawns, knights, bishops, rooks, queens, kings, white, movecode.origin(code),
                         movecode.target(code), white_to_move) < 0:
+                    _trace_pruned(counts, me, code, SEE_PRUNING)
                     continue
         (p, n, b, r, q, k, child_white, child_castling, child_key, gives_check, child_ep,
          child_halfmove) = child(code, pawns, knights, bishops, rooks, queens, kings, white,
@@ -487,10 +633,12 @@ def _search(position, depth, alpha, beta, line, tables, control):
                   p, n, b, r, q, k, child_white)
         after = Position(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
                          child_key, gives_check, child_ep, child_halfmove)
+        row = _trace_child(counts, me, code, SEARCHED)
         result = _search(after, horizon, -beta, -alpha,
                          Line(ply + 1, qply + 1, movecode.target(code), path, last, can_null),
                          tables,
                          control)
+        _trace_value(counts, row, result)
         if result <= NEED_PROBE:
             return result
         score = -result
@@ -508,6 +656,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
     else:
         bound = UPPER
     _store_impl(table, key, entries, 0, bound, _to_tt(best_score, ply), 0, generation)
+    _trace_end(counts, me, BETA_CUTOFF if best_score >= beta else ALL_MOVES)
     return best_score
 
 
@@ -583,7 +732,13 @@ params[P.NETWORK] is set, the network's weights ``network`` (NETWORK_WEIGHTS) ev
 from first layers kept by ply in ``acc`` (int32, (MAX_PLY + 1, 2, H)): the caller fills ``acc[ply]``, the kernel updates the
 plies below move by move. ``counts`` gets the nodes, evaluations, cut-offs, tablebase hits and
 deepest ply of the call (the caller zeroes it). ``pv[ply]`` gets a principal-variation node's
-line: its length, then its move codes."""
+line: its length, then its move codes. A ``counts`` longer than COUNTS gets the trace of the call's
+tree after the counters (see T_PARENT; the caller takes the row of the called node first)."""
+
+
+def trace_rows(counts: np.ndarray) -> np.ndarray:
+    """The trace in a call's ``counts`` (longer than COUNTS), as rows by the T_ columns: a view."""
+    return counts[COUNTS:].reshape(-1, TRACE_COLUMNS)
 
 
 def requested_board(request: np.ndarray) -> chess.Board:

@@ -379,7 +379,7 @@ class Search:
         tt = self.tt
         asked = 0
         while True:
-            counts[:] = 0
+            counts[:scout.COUNTS] = 0  # (a trace after them, engine/trace.py, is kept)
             budget = (scout.NO_BUDGET if self.node_limit is None
                       else self.node_limit - self.total_nodes())
             position = (board.pawns, board.knights, board.bishops, board.rooks, board.queens,
@@ -393,7 +393,7 @@ class Search:
                             self.kernel_accumulators, self.kernel_pv, counts, budget,
                             self.stop_event.word, self.stop_event.at, self.probe_keys,
                             self.probe_results, self.probe_request)
-            nodes, evaluations, cutoffs, seldepth, tbhits = counts.tolist()
+            nodes, evaluations, cutoffs, seldepth, tbhits = counts[:scout.COUNTS].tolist()
             self.nodes += nodes
             self.evaluations += evaluations
             self.cutoffs += cutoffs

@@ -15,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import chess
 import pytest
@@ -220,6 +221,22 @@ def test_a_tree_too_large_is_refused_before_it_runs(client):
     status, data = client.post("/api/tree", {"session": s, "depth": 4})
     assert status == 400 and data["error"].startswith("too large"), data
     assert client.state(s)["fen"] == MOST_MOVES
+
+
+def test_the_trace_page_draws_brudnos_tree_and_says_why_when_it_cannot(client, monkeypatch):
+    from engine.trace import trace_search
+    from engine.web import kernel_tree
+
+    query = "/trace?" + urlencode({"fen": KIWIPETE, "depth": 3})
+    status, page = client.request("GET", query)
+    assert status == 200, page
+    traced = trace_search(chess.Board(KIWIPETE), 3)
+    assert f'data-nodes="{traced.nodes}"' in page and 'data-rule="null move cut-off"' in page
+    status, page = client.request("GET", "/trace?" + urlencode({"fen": KIWIPETE, "depth": 9}))
+    assert status == 400 and "depth 9 is out of range" in page
+    monkeypatch.setattr(kernel_tree, "MAX_TRACE_ROWS", 50)
+    status, page = client.request("GET", query)
+    assert status == 400 and "too large to draw" in page
 
 
 def test_requests_the_server_does_not_take(client, server):

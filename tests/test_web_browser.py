@@ -374,3 +374,66 @@ def test_setting_up_a_fen_promoting_chess960_flipping_and_the_pgn(page):
 
     pgn = browser.js("fetch(document.getElementById('pgn-download').href).then(r => r.text())")
     assert '[Variant "Chess960"]' in pgn and "1. e4" in pgn
+
+
+def test_brudnos_own_tree_is_drawn_with_its_rules_folds_and_says_when_too_large(page, monkeypatch):
+    from engine.perft import KIWIPETE
+    from engine.trace import trace_search
+    from engine.web import kernel_tree
+
+    server, _, browser = page
+    shots = os.environ.get("BRUDNO_SCREENSHOTS")
+    browser.wait_for("!!document.querySelector('#board svg') && state && state.fen && "
+                     "document.getElementById('connection').textContent === 'connected'",
+                     what="the board and its event stream")
+    set_input(browser, "fen", KIWIPETE)
+    click(browser, "#set-fen")
+    browser.wait_for(f"state.fen === {KIWIPETE!r}", what="the FEN")
+    click(browser, "#tab-pruning")
+    browser.js("document.getElementById('trace-depth').value = '4'")
+    click(browser, "#trace-go")
+    frame = "document.getElementById('trace-frame').contentDocument"
+    browser.wait_for(f"!document.getElementById('trace-frame').hidden && "
+                     f"!!{frame}.getElementById('counts')", timeout=120, what="Brudno's tree")
+    counts = browser.js(f"({{...{frame}.getElementById('counts').dataset}})")
+    traced = trace_search(chess.Board(KIWIPETE), 4)  # the same search: a fresh table each time
+    assert (counts["fen"], counts["depth"]) == (KIWIPETE, "4")
+    assert (int(counts["nodes"]), int(counts["value"])) == (traced.nodes, traced.score)
+    # Every kernel node is a list item below the root; the rules are marked where they acted.
+    assert browser.js(f"{frame}.querySelectorAll('ul.tree li.node').length") == traced.nodes + 1
+    for selector in ("li[data-rule='beta cut-off']", "li[data-rule='null move cut-off']",
+                     "li[data-how='null move']", "li[data-how='reduced (LMR)']",
+                     ".pruned[data-rule='futility pruning']", ".pruned[data-rule='beta cut-off']",
+                     ".pruned[data-rule='SEE pruning']", ".pruned[data-rule='delta pruning']"):
+        assert browser.js(f"{frame}.querySelectorAll(\"{selector}\").length") > 0, selector
+    # Folding: a closed subtree opens on a click of its line, and "Collapse all" closes all.
+    closed = f"{frame}.querySelector(\"li[data-kind='non-PV'] > details:not([open])\")"
+    browser.js(f"{closed}.setAttribute('data-picked', '1')")
+    browser.js(f"{frame}.querySelector('[data-picked] > summary').click()")
+    assert browser.js(f"{frame}.querySelector('[data-picked]').open")
+    if shots:
+        # Folded to the root's line and one node that a null move cut off.
+        browser.js(f"""(() => {{
+            const doc = {frame};
+            doc.defaultView.fold(false);
+            let node = doc.querySelector("li[data-rule='null move cut-off']");
+            node.querySelector('details').open = true;
+            for (let e = node; e; e = e.parentElement) if (e.tagName === 'DETAILS') e.open = true;
+            const frame = document.getElementById('trace-frame');
+            frame.style.height = '900px';
+            frame.scrollIntoView();
+            doc.querySelector('ul.tree').scrollIntoView();
+        }})()""")
+        time.sleep(0.5)
+        browser.screenshot(Path(shots) / "page-trace.png")
+    browser.js(f"{frame}.defaultView.fold(false)")
+    assert browser.js(f"{frame}.querySelectorAll('details[open]').length") == 0
+
+    # A tree larger than the page draws: a message in its place, saying how large.
+    monkeypatch.setattr(kernel_tree, "MAX_TRACE_ROWS", 500)
+    click(browser, "#trace-go")
+    message = browser.wait_for(f"{frame} && {frame}.getElementById('trace-message') && "
+                               f"{frame}.getElementById('trace-message').textContent",
+                               what="the refusal")
+    assert message.startswith("too large to draw: the tree of depth 4 has"), message
+    assert "more than the 500 drawn" in message

@@ -4,7 +4,9 @@ It serves the page (engine/web/static/), a small JSON API that changes a tab's g
 (engine/web/session.py), and one server-sent-event stream per tab that carries the game's state,
 the live search and the pruning panel's progress. Each tab gets a game and an engine process of
 its own, up to MAX_SESSIONS; one more is refused with a message. Requests only change the game:
-searches run in the sessions' threads and engine processes, trees in their own threads.
+searches run in the sessions' threads and engine processes, trees in their own threads; only
+/trace, Brudno's own search tree of a position (small depths, a fraction of a second), searches
+in its request's thread, in this process.
 
 It listens on 127.0.0.1 only and answers only requests addressed to it by that name (a page
 elsewhere cannot reach it through a DNS name of its own) and coming from its own page (the
@@ -210,6 +212,8 @@ class Handler(BaseHTTPRequestHandler):
                 self._pgn()
             elif path.startswith("/tree/"):
                 self._tree(path)
+            elif path == "/trace":
+                self._trace()
             else:
                 self._error(HTTPStatus.NOT_FOUND, f"no such page: {path}")
         except Refused as refused:
@@ -247,6 +251,16 @@ class Handler(BaseHTTPRequestHandler):
             raise Refused(HTTPStatus.NOT_FOUND, f"no such tree (or not drawn): {path}")
         content_type = "text/html; charset=utf-8" if kind == "html" else "image/svg+xml"
         self._send(HTTPStatus.OK, body.encode(), content_type)
+
+    def _trace(self) -> None:
+        """/trace?fen=...&depth=...[&chess960=1]: Brudno's own search tree of a position, drawn
+        (engine/web/kernel_tree.py); a page with the reason where none is drawn. The search
+        takes a fraction of a second at the depths drawn and runs in this request's thread."""
+        from engine.web import kernel_tree  # loads the search's kernels: only when asked
+
+        drawn, page = kernel_tree.render_request(self._query())
+        self._send(HTTPStatus.OK if drawn else HTTPStatus.BAD_REQUEST, page.encode(),
+                   "text/html; charset=utf-8")
 
     def _events(self, session: Session) -> None:
         """The tab's event stream; when it closes and no other stream of the game is open,

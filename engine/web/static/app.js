@@ -474,6 +474,14 @@ async function startTree() {
   renderTree(treeSeen[treeJob] || data.job);
 }
 
+// Brudno's own tree of the position on the board, drawn by the server (/trace) in its frame.
+function traceSearch() {
+  const query = new URLSearchParams({fen: state.fen, depth: $("trace-depth").value,
+                                     chess960: state.chess960 ? "1" : "0"});
+  $("trace-frame").src = "/trace?" + query;
+  $("trace-frame").hidden = false;
+}
+
 // ---- wiring ----
 function showTab(name) {
   document.querySelectorAll(".tab").forEach((t) => t.classList.toggle("active", t.dataset.tab === name));
@@ -533,6 +541,7 @@ function wire() {
   };
   $("tree-go").onclick = startTree;
   $("tree-cancel").onclick = () => api("tree/cancel");
+  $("trace-go").onclick = traceSearch;
   showTab(sessionStorage.getItem("brudno-tab") || "play");
 }
 
