@@ -248,8 +248,9 @@ class UciProtocol:
         # one it takes half a minute or more, longer than GUIs wait for `readyok` (Cute Chess:
         # 15 s). The answer never waits that long: a `go` meanwhile waits within its own clock.
         if not self.engine.wait_ready(timeout=READY_WAIT):
-            self.on_message("the search is still being compiled (a first start with an empty "
-                            "kernel cache): a move asked for meanwhile waits within its clock")
+            self.on_message("the search is still loading (its kernels are compiled on a first "
+                            "start with an empty cache): a move asked for meanwhile waits within "
+                            "its clock")
         self.send("readyok")
 
     def cmd_debug(self, args: list[str]) -> None:

@@ -58,7 +58,7 @@ class RawUci:
         deadline = time.monotonic() + 120
         # `readyok` comes within 1.5 s even while the kernels compile (a cold cache, as in CI's
         # first run): wait until the search is really there, so that tests time searches only.
-        while any("still being compiled" in line for line in self.sync()):
+        while any("still loading" in line for line in self.sync()):
             assert time.monotonic() < deadline, "the search did not load within 120 s"
 
     def sync(self, timeout: float = 60) -> list[str]:
