@@ -302,6 +302,7 @@ class Search:
         for i in range(first, len(root_moves)):
             rm = root_moves[i]
             self._make(rm.move)
+            self.kernel_pv[1, 0] = 0  # a scout that fails high leaves no line of its own
             if i == first or not self.kernel_params[params.PVS]:
                 score = -self.pvs(depth - 1, -beta, -alpha, 1)
             else:

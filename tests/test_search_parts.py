@@ -427,3 +427,42 @@ def test_the_spsa_step_moves_values_towards_the_side_that_won_within_their_range
     capped = spsa.update(values, signs, 100.0, 2.0, +2, parameters)
     assert capped["SEE"] == [200]  # SEE's range ends at 200
     assert spsa.overrides(won) == f"RAZOR={round(won['RAZOR'][0])},{round(won['RAZOR'][1])} SEE={round(won['SEE'][0])}"
+
+
+def test_every_reported_line_is_legal_from_the_root():
+    # A later root move that fails high on its null window is reported with its own line (none
+    # beyond it), never with the line another move's search left behind.
+    lines = 0
+    for fen in (KIWIPETE, chess.STARTING_FEN, "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 9",
+                "2r3k1/pp3ppp/4p3/3n4/3P4/P4N2/1P3PPP/2R3K1 w - - 0 1"):
+        board = chess.Board(fen)
+        reports = []
+        Search(TranspositionTable(16)).run(board, Limits(depth=9), multipv=2, report=reports.append)
+        for info in reports:
+            replay = board.copy()
+            for move in info.pv:
+                assert move in replay.legal_moves, (fen, info.depth, [m.uci() for m in info.pv])
+                replay.push(move)
+            lines += 1
+    assert lines > 40
+
+
+def test_a_root_move_that_fails_high_on_its_scout_gets_no_line_left_by_another_move():
+    # The first root move (a3) is searched with the window and leaves its line; the second (exd5)
+    # fails high on its null window, is not searched again, and must not inherit a3's line.
+    from engine.search import RootMove
+
+    board = chess.Board()
+    for san in ("e4", "d5"):
+        board.push_san(san)
+    search = Search(TranspositionTable(16))
+    search.prepare(board, Limits(depth=5))
+    search.root_depth = 5
+    root = [RootMove(chess.Move.from_uci("a2a3")), RootMove(chess.Move.from_uci("e4d5"))]
+    search._search_root(root, 5, -300, 0, 0)
+    assert root[0].move.uci() == "e4d5" and root[0].score >= 0  # it failed high and went first
+    for rm in root:
+        replay = board.copy()
+        for move in rm.pv:
+            assert move in replay.legal_moves, [m.uci() for m in rm.pv]
+            replay.push(move)
