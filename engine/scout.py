@@ -295,7 +295,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
     chess960 = params[P.CHESS960] != 0
     history = history_white if white_to_move else history_black
     if qply == 0 and extends_check(in_check, ply, root_depth):
-        depth += 1  # (of Search.pvs nodes, not of quiescence's)
+        depth += 1  # (of the tree's nodes, not of quiescence's)
     if depth > 0:
         # ------------------------------------------------------ a node of the tree (PV or not)
         static_eval = -INFINITY
