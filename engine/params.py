@@ -11,6 +11,7 @@ edits: its declaration here and the rule that reads it (tests/test_search_parts.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -99,16 +100,19 @@ for _parameter in PARAMETERS:
 
 def late_move_reductions(params: np.ndarray) -> np.ndarray:
     """Late-move reductions by remaining depth and by the number of moves searched before, from
-    LMR_BASE and LMR_DIVISOR."""
-    base, divisor = params[SLOTS["LMR_BASE"]] / 100, params[SLOTS["LMR_DIVISOR"]] / 100
+    LMR_BASE and LMR_DIVISOR (made once for each pair: the kernel only reads it)."""
+    return _reductions(int(params[SLOTS["LMR_BASE"]]), int(params[SLOTS["LMR_DIVISOR"]]))
+
+
+@functools.lru_cache(maxsize=8)
+def _reductions(base: int, divisor: int) -> np.ndarray:
     table = np.zeros((MAX_DEPTH + 2, 64), dtype=np.int64)
     for depth in range(1, MAX_DEPTH + 2):
         for moves in range(1, 64):
-            table[depth, moves] = int(base + math.log(depth) * math.log(moves) / divisor)
+            table[depth, moves] = int(base / 100
+                                      + math.log(depth) * math.log(moves) / (divisor / 100))
     return table
 
-
-REDUCTIONS = late_move_reductions(KERNEL_PARAMS)
 
 # This module by name, for its slots (module constants made above) in the numba rules below.
 from engine import params as P  # noqa: E402

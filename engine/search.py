@@ -27,7 +27,7 @@ from engine.evaluate import evaluate
 from engine.makemove import push
 from engine.movepick import OrderingTables, code_move, ordered_moves
 from engine.network import NetworkEvaluation
-from engine.params import KERNEL_PARAMS, MAX_DEPTH, REDUCTIONS, late_move_reductions
+from engine.params import MAX_DEPTH, late_move_reductions
 from engine.results import Info, SearchResult
 from engine.score import INFINITY, MATE, MATE_BOUND, MAX_PLY
 from engine.timeman import Limits, TimeBudget, soft_scale
@@ -215,8 +215,7 @@ class Search:
         self.kernel_pv = np.zeros((MAX_PLY + 2, MAX_PLY + 2), dtype=np.int64)
         self.kernel_counts = np.zeros(scout.COUNTS, dtype=np.int64)
         self.kernel_params = self.parameters.copy()
-        self.reductions = (REDUCTIONS if np.array_equal(self.parameters, KERNEL_PARAMS)
-                           else late_move_reductions(self.parameters))
+        self.reductions = late_move_reductions(self.parameters)
         # The tablebase results the kernel reads (`_probe_for_kernel` probes them as it asks).
         tablebases = self.tablebases
         self.kernel_params[params.TABLEBASE_MEN] = 0 if tablebases is None else tablebases.limit
