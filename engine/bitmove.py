@@ -137,7 +137,7 @@ def child(code, pawns, knights, bishops, rooks, queens, kings, white, castling, 
             legal = False
             for evasion in evasion_kernel(p, n, b, r, q, k, theirs, not white_to_move, square,
                                           False):
-                if movecode.target(evasion) == square and movecode.evasion_mover(evasion) == 1:
+                if movecode.target(evasion) == square and movecode.mover(evasion) == 1:
                     legal = True
         else:
             legal = _capture_kernel_impl(p, n, b, r, q, k, theirs, U0, not white_to_move, square,

@@ -75,9 +75,8 @@ def _evasion_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, wh
     """The legal moves of a side in check, as python-chess lists them.
 
     ``quiet``: those of ``generate_legal_moves`` that neither capture nor promote, in its order, as
-    ``origin << 6 | target``. Otherwise its captures and promotions (``generate_legal_captures``,
-    then pushes that promote), sorted by MVV-LVA with ties in that order,
-    as ``origin | target << 6 | promotion << 12 | victim type << 16 | mover type << 20``.
+    butterfly indices. Otherwise its captures and promotions (``generate_legal_captures``, then
+    pushes that promote) as move codes, sorted by MVV-LVA with ties in that order.
     """
     out = np.empty(256, dtype=np.int64)
     n = 0
@@ -103,9 +102,9 @@ def _evasion_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, wh
         targets ^= SQUARE_BB[target]
         if not attacked_by(target, occupied, pawns, knights, bishops, rooks, queens, kings, theirs,
                            white):
-            out[n] = (movecode.butterfly_index(king, target) if quiet else movecode.evasion(
-                king, target, 0, _kind(SQUARE_BB[target], pawns, knights, bishops, rooks, queens),
-                6))
+            out[n] = (movecode.butterfly_index(king, target) if quiet else movecode.make(
+                king, target, _kind(SQUARE_BB[target], pawns, knights, bishops, rooks, queens), 6,
+                0))
             n += 1
 
     checker = msb(checkers)
@@ -124,10 +123,10 @@ def _evasion_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, wh
                 if _safe(origin, target, SQUARE_BB[target] & theirs, pawns, knights, bishops, rooks,
                          queens, kings, ours, white):
                     out[n] = (movecode.butterfly_index(origin, target) if quiet else
-                              movecode.evasion(origin, target, 0,
-                                               _kind(SQUARE_BB[target], pawns, knights, bishops,
-                                                     rooks, queens),
-                                               _kind(bit, pawns, knights, bishops, rooks, queens)))
+                              movecode.make(origin, target,
+                                            _kind(SQUARE_BB[target], pawns, knights, bishops,
+                                                  rooks, queens),
+                                            _kind(bit, pawns, knights, bishops, rooks, queens), 0))
                     n += 1
         our_pawns = pawns & ours
         if not quiet:
@@ -145,10 +144,10 @@ def _evasion_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, wh
                     victim = _kind(SQUARE_BB[target], pawns, knights, bishops, rooks, queens)
                     if SQUARE_BB[target] & _LAST_RANKS:
                         for promotion in _PROMOTIONS:
-                            out[n] = movecode.evasion(origin, target, promotion, victim, 1)
+                            out[n] = movecode.make(origin, target, victim, 1, promotion)
                             n += 1
                     else:
-                        out[n] = movecode.evasion(origin, target, 0, victim, 1)
+                        out[n] = movecode.make(origin, target, victim, 1, 0)
                         n += 1
         # Pushes between the checker and the king (promotions come last, after en passant).
         block = BETWEEN[king, checker]
@@ -187,7 +186,7 @@ def _evasion_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, wh
             capturers ^= SQUARE_BB[origin]
             if _safe(origin, ep_square, taken, pawns, knights, bishops, rooks, queens, kings, ours,
                      white):
-                out[n] = movecode.evasion(origin, ep_square, 0, 1, 1)
+                out[n] = movecode.make(origin, ep_square, 1, 1, 0)
                 n += 1
     while promoting:
         target = msb(promoting)
@@ -195,7 +194,7 @@ def _evasion_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, wh
         origin = target - 8 if white else target + 8
         if _safe(origin, target, U0, pawns, knights, bishops, rooks, queens, kings, ours, white):
             for promotion in _PROMOTIONS:
-                out[n] = movecode.evasion(origin, target, promotion, 0, 1)
+                out[n] = movecode.make(origin, target, 0, 1, promotion)
                 n += 1
 
     # MVV-LVA (the victim's value times 8 less the mover's type; a queen promotion scores as if it
@@ -203,8 +202,8 @@ def _evasion_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, wh
     keys = np.empty(n, dtype=np.int64)
     for i in range(n):
         code = out[i]
-        promotion = movecode.evasion_promotion(code)
-        key = PIECE_VALUES[movecode.evasion_victim(code)] * 8 - movecode.evasion_mover(code)
+        promotion = movecode.promotion(code)
+        key = PIECE_VALUES[movecode.victim(code)] * 8 - movecode.mover(code)
         if promotion == 5:
             key += PIECE_VALUES[5] * 8
         elif promotion:
@@ -327,7 +326,7 @@ _QUIET_SIGNATURE = Tuple((int64[::1], int64))(uint64, uint64, uint64, uint64, ui
 
 @njit(cache=True, nogil=True)
 def _quiet_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, white, king):
-    """Legal quiet moves, but castling, of a side not in check, as ``origin << 6 | target``,
+    """Legal quiet moves, but castling, of a side not in check, as butterfly indices,
     in python-chess's order: piece moves by origin and target from h8 down, then single and
     double pawn pushes. Also returns how many piece moves come first (castling follows them)."""
     out = np.empty(256, dtype=np.int64)
@@ -413,8 +412,8 @@ def quiet_checks(pawns, knights, bishops, rooks, queens, kings, ours, white):
     out = np.empty(quiets.shape[0], dtype=np.int64)
     n = 0
     for code in quiets:
-        origin = movecode.butterfly_origin(code)
-        target = movecode.butterfly_target(code)
+        origin = movecode.origin(code)
+        target = movecode.target(code)
         from_bb = SQUARE_BB[origin]
         to_bb = SQUARE_BB[target]
         kind = _kind(from_bb, pawns, knights, bishops, rooks, queens)
@@ -479,7 +478,7 @@ def promotion_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white,
 
 @njit(cache=True, nogil=True)
 def castling_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white, castling, chess960):
-    """The legal castling moves of a side not in check, as ``origin << 6 | target``, in
+    """The legal castling moves of a side not in check, as butterfly indices, in
     python-chess's order (the h-side first): the target is the rook's square in Chess960 (king
     takes rook) and the king's two-square step in standard chess. The rights are cleaned as
     `chess.Board.clean_castling_rights` cleans them (in Chess960: the outermost rook on each side

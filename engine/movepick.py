@@ -44,7 +44,8 @@ class OrderingTables:
 
     Both are numpy arrays, so that the scout kernel (engine/scout.py) orders its moves
     by them and records its own cut-offs in them: the killers as move codes (as in the
-    transposition table, -1 for none) by ply, the history per colour by ``from << 6 | to``.
+    transposition table, -1 for none) by ply, the history per colour by butterfly index
+    (engine/movecode.py).
     """
 
     def __init__(self, max_ply: int = 128) -> None:
@@ -124,7 +125,7 @@ def ordered_stages(board: chess.Board, hash_move: chess.Move | None, tables: Ord
 
 @njit(cache=True, nogil=True)
 def _by_history_impl(indices, history, skip_a, skip_b, skip_c):
-    """``indices`` (``from << 6 | to``) without the three skipped ones, by falling history score;
+    """``indices`` (butterfly indices) without the three skipped ones, by falling history score;
     moves of equal score keep their order (a stable insertion sort: the lists are short)."""
     out = np.empty(indices.shape[0], dtype=np.int64)
     n = 0
@@ -184,12 +185,8 @@ def _first_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_m
     n = 0
     skip = -1
     if in_check:
-        evasions = evasion_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
+        captures = evasion_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
                                   white_to_move, ep_square, False)
-        captures = np.empty(evasions.shape[0], dtype=np.int64)
-        for i in range(evasions.shape[0]):
-            code = evasions[i]
-            captures[i] = movecode.from_evasion(evasions[i])
         promotions = captures[:0]
     else:
         promoting = pawns & ours & SEVENTH_RANK[1 if white_to_move else 0]
@@ -291,7 +288,7 @@ def _quiet_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_m
     ordered = _by_history_impl(quiets, history, skipped, done[0], done[1])
     out = np.empty(ordered.shape[0], dtype=np.int64)
     for i in range(ordered.shape[0]):
-        mover = _kind(SQUARE_BB[movecode.butterfly_origin(ordered[i])], pawns, knights, bishops,
+        mover = _kind(SQUARE_BB[movecode.origin(ordered[i])], pawns, knights, bishops,
                       rooks, queens)
         out[i] = movecode.from_butterfly(ordered[i], mover)
     return out

@@ -89,7 +89,7 @@ def bitboards(board: chess.Board) -> list[np.uint64]:
 def test_castling_moves_are_python_chess_castling_moves_in_its_order() -> None:
     listed = 0
     for board in positions_with(2000, 8, lambda b: b.castling_rights & b.occupied_co[b.turn]):
-        expected = [move.from_square << 6 | move.to_square for move in board.generate_castling_moves()]
+        expected = [move.from_square | move.to_square << 6 for move in board.generate_castling_moves()]
         codes = castling_kernel(*bitboards(board), board.turn, np.uint64(board.castling_rights),
                                 False).tolist()
         assert codes == expected, board.fen()
@@ -106,7 +106,7 @@ def test_chess960_castling_moves_are_python_chess_king_takes_rook_moves_in_its_o
         board = chess.Board.from_chess960_pos(rng.randrange(960))
         for _ in range(rng.randrange(1, 40)):
             if not board.is_check() and board.castling_rights & board.occupied_co[board.turn]:
-                expected = [move.from_square << 6 | move.to_square
+                expected = [move.from_square | move.to_square << 6
                             for move in board.generate_castling_moves()]
                 codes = castling_kernel(*bitboards(board), board.turn,
                                         np.uint64(board.castling_rights), True).tolist()

@@ -62,7 +62,7 @@ def test_late_move_pruning_stops_while_every_move_searched_so_far_is_mated() -> 
     history = search.tables.history[chess.WHITE]
     for rank, uci in enumerate(QUIET_ROOK_MOVES_OFF_THE_RANK):
         move = chess.Move.from_uci(uci)
-        history[move.from_square << 6 | move.to_square] = 10_000 - rank
+        history[move.from_square | move.to_square << 6] = 10_000 - rank
     assert len(QUIET_ROOK_MOVES_OFF_THE_RANK) + 1 >= LATE_MOVE_COUNT[1]
     static_eval = evaluate(board)
     # Not futile, and not so far below the static score that reverse futility cuts the node:

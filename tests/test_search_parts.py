@@ -258,7 +258,7 @@ def test_history_orders_quiet_moves():
     board = chess.Board()
     tables = OrderingTables()
     good = chess.Move.from_uci("b1c3")
-    tables.history[chess.WHITE][good.from_square << 6 | good.to_square] = 500
+    tables.history[chess.WHITE][good.from_square | good.to_square << 6] = 500
     assert list(ordered_moves(board, None, tables, 5))[0] == good
 
 
