@@ -239,6 +239,27 @@ def test_the_trace_page_draws_brudnos_tree_and_says_why_when_it_cannot(client, m
     assert status == 400 and "too large to draw" in page
 
 
+def test_the_trace_page_marks_internal_iterative_reduction_beside_the_rule_that_ended_it(client):
+    from engine.trace import trace_search
+
+    status, page = client.request("GET", "/trace?" + urlencode({"fen": KIWIPETE, "depth": 5}))
+    assert status == 200, page
+    stack, marked = list(trace_search(chess.Board(KIWIPETE), 5).passes), []
+    while stack:
+        node = stack.pop()
+        stack += node["children"]
+        marked += [node] if node["mark"] else []
+    assert marked and {node["mark"] for node in marked} == {"internal iterative reduction"}
+    lines = re.findall(r'<li [^>]*data-rule="([^"]*)"[^>]*data-mark="internal iterative '
+                       r'reduction"[^>]*>\s*<details><summary>(.*?)</summary>', page)
+    assert len(lines) == len(marked)
+    assert sorted(rule for rule, _ in lines) == sorted(node["rule"] for node in marked)
+    for rule, line in lines:  # the mark, then the rule that ended the node (if any) as before
+        mark = line.index('<span class="rulemark changed"')
+        assert not rule or line.index(f">{rule}</span>") > mark
+    assert f'data-key="marked">{len(marked)}<' in page
+
+
 def test_the_techniques_endpoint_returns_the_scripts_rows_for_the_position(client):
     # The script's own function, the same position, depth and evaluation: the same searches.
     board = chess.Board(KIWIPETE)
