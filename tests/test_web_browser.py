@@ -5,11 +5,13 @@ messages ended by a NUL byte on file descriptors 3 and 4), so it needs nothing b
 standard library. It drags a pawn on the board with mouse events, waits for Brudno's answer
 (a legal move, with its live line shown), and runs the pruning panel (its tree is drawn, with
 the counts of its row); a second tab gets a game of its own, and leaving the page stops its
-search; a FEN is set up, a pawn promoted through the choice, Chess960 started, the board flipped.
+search; a FEN is set up, a pawn promoted through the choice, Chess960 started, the board flipped;
+Brudno's own tree is drawn, and the techniques table measured for the position on the board.
 Skipped, saying so, where Chromium is not installed.
 
 `BRUDNO_SCREENSHOTS=docs .venv/bin/python -m pytest tests/test_web_browser.py` also writes the
-screenshots of the three views (docs/page-play.png, page-think.png, page-pruning.png).
+screenshots of the views (docs/page-play.png, page-think.png, page-pruning.png, page-trace.png,
+page-techniques.png).
 """
 
 from __future__ import annotations
