@@ -71,9 +71,11 @@ REQUEST = 10
 # pass the rows there are: those are counted, not written). A node's row is taken by its parent
 # just before the call (`_trace_child`: the parent, the move and how it is searched) and the
 # parent writes its value after; the node writes its ply, window, depth and kind on entry
-# (`_trace_node`) and the rule that ended it (`_trace_end`).
-(T_PARENT, T_PLY, T_MOVE, T_ALPHA, T_BETA, T_DEPTH, T_VALUE, T_KIND, T_RULE, T_HOW) = range(10)
-TRACE_COLUMNS = 10
+# (`_trace_node`), a rule that changed it without ending it (`_trace_mark`) and the rule that
+# ended it (`_trace_end`).
+(T_PARENT, T_PLY, T_MOVE, T_ALPHA, T_BETA, T_DEPTH, T_VALUE, T_KIND, T_RULE, T_HOW,
+ T_MARK) = range(11)
+TRACE_COLUMNS = 11
 # A row's kind (T_KIND).
 PV_NODE, NON_PV_NODE, QUIESCENCE_NODE, PRUNED_MOVE = 1, 2, 3, 4
 # How the parent searched a node (T_HOW): the first move (or with the open window), a later move
@@ -83,10 +85,11 @@ PV_NODE, NON_PV_NODE, QUIESCENCE_NODE, PRUNED_MOVE = 1, 2, 3, 4
 # quiescence search of the node's own position.
 SEARCHED, SCOUTED, REDUCED, AGAIN_AT_FULL_DEPTH, AGAIN_WITH_WINDOW, NULL_MOVE, RAZOR_CHECK = range(7)
 # The rule that ended a node (T_RULE of a node: ALL_MOVES if it searched every move it did not
-# prune) or pruned a move (T_RULE of a PRUNED_MOVE row).
+# prune) or pruned a move (T_RULE of a PRUNED_MOVE row); or that changed a node without ending it
+# (T_MARK: internal iterative reduction searched its moves a ply shallower; ALL_MOVES if none did).
 (ALL_MOVES, BETA_CUTOFF, TABLE_CUT, NULL_MOVE_CUTOFF, REVERSE_FUTILITY, RAZORING, FUTILITY,
  LATE_MOVE_PRUNING, SEE_PRUNING, DELTA_PRUNING, STAND_PAT, DRAW, MATE_DISTANCE, TABLEBASE, HORIZON,
- NO_MOVE) = range(16)
+ NO_MOVE, INTERNAL_ITERATIVE_REDUCTION) = range(17)
 
 
 
@@ -242,6 +245,13 @@ def _trace_end(counts, row, rule):
     """The rule that ended the node of ``row``."""
     if counts.shape[0] != COUNTS and _kept(counts, row):
         counts[_cell(row, T_RULE)] = rule
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _trace_mark(counts, row, applied, rule):
+    """``rule`` changed the node of ``row`` without ending it, if ``applied``."""
+    if counts.shape[0] != COUNTS and applied and _kept(counts, row):
+        counts[_cell(row, T_MARK)] = rule
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -410,7 +420,9 @@ def _search(position, depth, alpha, beta, line, tables, control):
                     if -result >= beta:
                         _trace_end(counts, me, NULL_MOVE_CUTOFF)
                         return beta if -result >= MATE_BOUND else -result
-        depth -= internal_iterative_reduction(depth, hash_code != 0, params[P.IIR_DEPTH])
+        iir = internal_iterative_reduction(depth, hash_code != 0, params[P.IIR_DEPTH])
+        depth -= iir
+        _trace_mark(counts, me, iir, INTERNAL_ITERATIVE_REDUCTION)
         # Step 8. The moves, with futility, late-move and SEE pruning out of check, and late quiet
         # moves searched shallower.
         moves, losing, skip = _first_moves(pawns, knights, bishops, rooks, queens, kings, ours,

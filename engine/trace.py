@@ -3,7 +3,8 @@
 `trace_search` runs the engine's search (iterative deepening, aspiration windows, the scout kernel
 of engine/scout.py with all its pruning) and records the last iteration: the root as the Python
 search plays it, then every node of the kernel with its window, value and kind, and every move not
-searched, or searched at less depth, with the rule that did it. It returns the tree as nested
+searched, or searched at less depth, with the rule that did it (a node whose moves internal
+iterative reduction searched a ply shallower is marked with it). It returns the tree as nested
 dicts (moves in SAN); the page's "See the pruning" tab draws it (engine/web/kernel_tree.py).
 """
 
@@ -40,7 +41,8 @@ RULES = {scout.ALL_MOVES: "", scout.BETA_CUTOFF: "beta cut-off", scout.TABLE_CUT
          scout.LATE_MOVE_PRUNING: "late-move pruning", scout.SEE_PRUNING: "SEE pruning",
          scout.DELTA_PRUNING: "delta pruning", scout.STAND_PAT: "stand pat",
          scout.DRAW: "draw", scout.MATE_DISTANCE: "mate distance", scout.TABLEBASE: "tablebase",
-         scout.HORIZON: "evaluated (ply limit)", scout.NO_MOVE: "no move (mate or stalemate)"}
+         scout.HORIZON: "evaluated (ply limit)", scout.NO_MOVE: "no move (mate or stalemate)",
+         scout.INTERNAL_ITERATIVE_REDUCTION: "internal iterative reduction"}
 # A move a node reached but did not search because an earlier move cut the node off.
 AFTER_CUTOFF = "beta cut-off"
 
@@ -167,8 +169,10 @@ def trace_search(board: chess.Board, depth: int, max_rows: int = MAX_TRACE_ROWS,
 
 def tree(board: chess.Board, rows: np.ndarray) -> list[dict[str, Any]]:
     """The trace's rows as nested dicts, one per root row (parent 0), each node with its move in
-    SAN, window, value (from its side to move's view), kind, depth, how its parent searched it,
-    the rule that ended it, its children in the order searched and its moves not searched."""
+    SAN, window, value (from its side to move's view), kind, depth (on entry), how its parent
+    searched it, the rule that ended it, the rule that changed it without ending it ("mark":
+    internal iterative reduction, its moves searched a ply shallower; "" if none), its children
+    in the order searched and its moves not searched."""
     children: dict[int, list[int]] = {}
     for row in range(1, rows.shape[0]):
         children.setdefault(int(rows[row, scout.T_PARENT]), []).append(row)
@@ -179,8 +183,8 @@ def tree(board: chess.Board, rows: np.ndarray) -> list[dict[str, Any]]:
             "row": row, "move": san, "how": HOW[r[scout.T_HOW]], "kind": KINDS[r[scout.T_KIND]],
             "white_to_move": board.turn == chess.WHITE, "ply": r[scout.T_PLY],
             "depth": r[scout.T_DEPTH], "alpha": r[scout.T_ALPHA], "beta": r[scout.T_BETA],
-            "value": r[scout.T_VALUE], "rule": RULES[r[scout.T_RULE]], "children": [],
-            "pruned": []}
+            "value": r[scout.T_VALUE], "rule": RULES[r[scout.T_RULE]],
+            "mark": RULES[r[scout.T_MARK]], "children": [], "pruned": []}
         touched = set()
         for child in children.get(row, []):
             c = rows[child].tolist()

@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import math
 import sys
 import time
 from collections.abc import Callable
@@ -45,6 +44,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import chess  # noqa: E402
 
 from engine.perft import KIWIPETE  # noqa: E402
+# The techniques' rows and measurement; also named here for this script's callers and tests.
+from engine.techniques import (BASE, BRANCHING_PLIES, DEFAULT_NOTE, FULL,  # noqa: E402, F401
+                               TECHNIQUES, Technique, TechniqueRow, compare_techniques,
+                               mean_branching, mean_branching_factor, measure_technique,
+                               minimal_tree, switched_search, technique_rows)
 from engine.textbook.drawing import chess_page  # noqa: E402
 from engine.textbook.games import ChessGame  # noqa: E402
 from engine.textbook.ordering import MvvLvaKillers  # noqa: E402
@@ -215,16 +219,6 @@ def compare(board: chess.Board, depth: int, progress: bool = False,
             for m in measurements]
 
 
-def mean_branching_factor(leaves: int, depth: int) -> float:
-    """The b with b^depth = leaves: the average number of moves over the depth-`depth` tree."""
-    return leaves ** (1 / depth)
-
-
-def minimal_tree(b: float, depth: int) -> float:
-    """Knuth and Moore: leaves of the minimal tree of a uniform tree with branching b."""
-    return b ** math.ceil(depth / 2) + b ** math.floor(depth / 2) - 1
-
-
 def markdown(name: str, rows: list[Row]) -> str:
     depth = rows[0].depth
     leaves = rows[0].evaluations
@@ -308,176 +302,10 @@ def write_tree(path: str, board: chess.Board, depth: int, algorithm: str,
 
 
 # --------------------------------------------------------------------------- --techniques
-# What each technique of Brudno's search saves, measured on the search itself: each one is
-# switched off by the kernel's params slot or the Search's switch that its rule reads.
+# What each technique of Brudno's search saves, measured on the search itself: the rows and their
+# measurement are engine/techniques.py's (the page shows them too); this script prints and plots.
 
-NEVER = 1 << 30  # a depth or margin no node reaches: the rule never fires (params.without_pruning)
-BRANCHING_PLIES = 3  # perft beyond 3 plies costs minutes in python-chess: b is estimated from it
 DEFAULT_TECHNIQUES_PLOT = "out/techniques_nodes.png"
-
-
-def _engine():
-    """The engine's modules, imported on first use (they compile the kernels once)."""
-    import numpy as np
-
-    from engine import params
-    from engine.search import Search
-    from engine.timeman import Limits
-    from engine.tt import TranspositionTable
-    return np, params, Search, Limits, TranspositionTable
-
-
-def _set(**slots: int) -> Callable:
-    """Switches off a technique by setting kernel params slots, by their names in engine.params
-    (X__1 is the slot after X: RAZOR, FUTILITY and LATE_MOVES hold one value per depth)."""
-    def switch_off(search) -> None:
-        _, params, *_ = _engine()
-        for name, value in slots.items():
-            base, _, offset = name.partition("__")
-            search.kernel_params[getattr(params, base) + int(offset or 0)] = value
-    return switch_off
-
-
-def _no_reductions(search) -> None:
-    np, *_ = _engine()
-    search.reductions = np.zeros_like(search.reductions)
-
-
-def _attribute(name: str, value: object) -> Callable:
-    return lambda search: setattr(search, name, value)
-
-
-@dataclass(frozen=True)
-class Technique:
-    key: str
-    name: str
-    switch_off: Callable  # (Search) -> None, after Search.prepare
-    note: str = ""
-
-
-# In the textbook's order. Every row keeps the staged move order (hash move, captures by MVV-LVA,
-# losing captures last), check extensions, mate-distance pruning and the draw rules.
-TECHNIQUES = (
-    Technique("table", "transposition table", _set(TABLE_READS=0),
-              "off: no node reads the table (results or moves)"),
-    Technique("deepening", "iterative deepening", _attribute("iterative_deepening", False),
-              "off: only the last depth is searched"),
-    Technique("pvs", "PVS", _set(PVS=0),
-              "off: every move with the full window, as a PV node. Brudno's PV nodes take no "
-              "table result and prune nothing (the kernel does, in the null-window nodes), so "
-              "without PVS the table only orders moves, and null move, late-move reductions, "
-              "futility, late-move and SEE pruning and razoring never fire: they cannot be "
-              "separated from PVS without restructuring the search"),
-    Technique("aspiration", "aspiration windows", _set(ASPIRATION_DEPTH=NEVER),
-              "off: every iteration with the full window"),
-    Technique("killers", "killers and history", _set(KILLERS_AND_HISTORY=0),
-              "off: quiet cut-offs are not recorded; quiet moves keep their generation order"),
-    Technique("quiescence", "quiescence", _set(QUIESCENCE_PLIES=0),
-              "off: the static evaluation at the horizon"),
-    Technique("null", "null move", _set(NULL_MOVE_DEPTH=NEVER)),
-    Technique("lmr", "late-move reductions", _no_reductions,
-              "off: a reductions table of zeros"),
-    Technique("pruning", "futility, late-move and SEE pruning, razoring",
-              _set(RAZOR=NEVER, RAZOR__1=NEVER, REVERSE_FUTILITY=NEVER, REVERSE_FUTILITY_DEPTH=0,
-                   FUTILITY=NEVER, FUTILITY__1=NEVER, LATE_MOVES=NEVER, LATE_MOVES__1=NEVER,
-                   LATE_MOVES__2=NEVER, SEE=NEVER, SEE_DEPTH=0, DELTA=NEVER,
-                   RECAPTURES_AFTER=NEVER),
-              "with reverse futility and delta pruning and quiescence's recaptures-only rule: "
-              "with null move and IIR, the rules of params.without_pruning"),
-    Technique("iir", "internal iterative reduction", _set(IIR_DEPTH=NEVER)),
-)
-BASE = "alpha-beta with move ordering"
-FULL = "full search"
-
-
-@dataclass
-class TechniqueRow:
-    """One search of one position with some techniques switched off."""
-
-    row: str
-    kind: str  # "add" (the techniques up to this one) or "without" (the full search but one)
-    off: list[str]  # the keys of the techniques switched off
-    position: str
-    fen: str
-    depth: int
-    nodes: int
-    evaluations: int
-    seconds: float
-    ebf: float  # nodes ** (1 / depth)
-    value: int  # centipawns from White's view
-    best_move: str | None
-    branching: float  # b of the minimal tree: perft(k) ** (1 / k), k = min(depth, 3)
-    minimal_tree: float  # b^ceil(d/2) + b^floor(d/2) - 1
-
-
-def technique_rows() -> list[tuple[str, str, tuple[Technique, ...]]]:
-    """(label, kind, techniques off) of every row: alpha-beta with ordering, one technique added
-    at a time up to the full search, then the full search without each one."""
-    rows = [(BASE, "add", TECHNIQUES)]
-    for i, technique in enumerate(TECHNIQUES, 1):
-        label = f"+ {technique.name}" + (f" (= {FULL})" if i == len(TECHNIQUES) else "")
-        rows.append((label, "add", TECHNIQUES[i:]))
-    rows += [(f"{FULL} without {t.name}", "without", (t,)) for t in TECHNIQUES]
-    return rows
-
-
-def switched_search(off: tuple[Technique, ...], hash_mb: int = 16):
-    """Brudno's Search with the techniques ``off`` switched off (set again at each prepare,
-    which makes the kernel's params afresh)."""
-    _, _, Search, _, TranspositionTable = _engine()
-
-    class SwitchedSearch(Search):
-        def prepare(self, board: chess.Board, limits) -> None:
-            super().prepare(board, limits)
-            for technique in off:
-                technique.switch_off(self)
-
-    return SwitchedSearch(TranspositionTable(hash_mb))
-
-
-def mean_branching(board: chess.Board, depth: int) -> float:
-    """b for the minimal tree: the mean branching factor perft(k) ** (1 / k) over the first
-    k = min(depth, BRANCHING_PLIES) plies (the existing table's b, from minimax's leaves, is
-    perft(depth) ** (1 / depth); deeper perfts cost too much here)."""
-    from engine.perft import perft
-
-    plies = min(depth, BRANCHING_PLIES)
-    return mean_branching_factor(perft(board.copy(), plies), plies)
-
-
-def measure_technique(board: chess.Board, depth: int, off: tuple[Technique, ...],
-                      evaluate: Callable | None = None) -> tuple[int, int, float, int, str | None]:
-    """(nodes, evaluations, seconds, value from White's view, best move) of one search."""
-    _, _, _, Limits, _ = _engine()
-    search = switched_search(off)
-    if evaluate is not None:
-        search.evaluate = evaluate
-    start = time.perf_counter()
-    result = search.run(board.copy(), Limits(depth=depth))
-    seconds = time.perf_counter() - start
-    value = result.score if board.turn == chess.WHITE else -result.score
-    move = result.best_move.uci() if result.best_move else None
-    return result.nodes, result.evaluations, seconds, value, move
-
-
-def compare_techniques(name: str, board: chess.Board, depths: list[int],
-                       evaluate: Callable | None = None,
-                       progress: bool = False) -> list[TechniqueRow]:
-    """Every row of `technique_rows` at each of ``depths`` (each a fresh search)."""
-    rows = []
-    for depth in depths:
-        b = mean_branching(board, depth)
-        for label, kind, off in technique_rows():
-            nodes, evaluations, seconds, value, move = measure_technique(board, depth, off,
-                                                                         evaluate)
-            rows.append(TechniqueRow(label, kind, [t.key for t in off], name, board.fen(), depth,
-                                     nodes, evaluations, seconds, nodes ** (1 / depth), value,
-                                     move, b, minimal_tree(b, depth)))
-        if progress:
-            done = rows[-len(technique_rows()):]
-            print(f"{name}, depth {depth}: {len(done)} rows in "
-                  f"{sum(r.seconds for r in done):.1f} s", file=sys.stderr, flush=True)
-    return rows
 
 
 def techniques_markdown(rows: list[TechniqueRow]) -> str:
@@ -523,7 +351,7 @@ def techniques_notes() -> str:
              "null-window and quiescence nodes); the minimal tree counts leaves. What each "
              "technique off means:", ""]
     for t in TECHNIQUES:
-        lines.append(f"- {t.name}: {t.note or 'off: its params slot set so that it never fires'}")
+        lines.append(f"- {t.name}: {t.note or DEFAULT_NOTE}")
     return "\n".join(lines)
 
 
@@ -579,7 +407,8 @@ def techniques_main(args: argparse.Namespace, positions: list[tuple[str, str]]) 
     depths = list(range(1, args.depth + 1)) if not args.no_plot else [args.depth]
     all_rows: list[TechniqueRow] = []
     for name, board in positions:
-        rows = compare_techniques(name, board, depths, evaluate, progress=not args.json)
+        progress = None if args.json else lambda line: print(line, file=sys.stderr, flush=True)
+        rows = compare_techniques(name, board, depths, evaluate, progress)
         all_rows += rows
         if not args.json:
             print(techniques_markdown([r for r in rows if r.depth == args.depth]), end="\n\n",

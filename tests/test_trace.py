@@ -3,14 +3,19 @@ the search's nodes, its root value the search's value) and names the rules that 
 
 from __future__ import annotations
 
+from collections import Counter
+
 import chess
 import pytest
 
 from engine import scout
+from engine.params import NEVER, default
 from engine.search import Search, fixed_depth_search
 from engine.timeman import Limits
-from engine.trace import TraceTooLarge, count_nodes, trace_search
+from engine.trace import TraceTooLarge, TracingSearch, count_nodes, trace_search, tree
 from engine.tt import TranspositionTable
+
+IIR_DEPTH = default("IIR_DEPTH")
 
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 
@@ -75,3 +80,63 @@ def test_the_search_passes_the_kernel_no_room_for_a_trace_unless_asked() -> None
     search = Search(TranspositionTable(1))
     search.prepare(chess.Board(KIWIPETE), Limits(depth=2))
     assert search.kernel_counts.shape == (scout.COUNTS,)
+
+
+IIR = "internal iterative reduction"
+# The ways a parent searches a child at its full depth (less one ply): not reduced by LMR, not
+# the null move or razoring's check.
+FULL_DEPTH = {"searched", "null window", "again at full depth", "again with the window"}
+
+
+def test_internal_iterative_reduction_is_marked_where_it_searched_the_moves_shallower() -> None:
+    # Kiwipete at depth 5: ten nodes of depth 4 without a table move.
+    depth = 5
+    root = trace_search(chess.Board(KIWIPETE), depth).passes[-1]
+    nodes = walk(root)[1:]
+    marked = [node for node in nodes if node["mark"] == IIR]
+    assert marked
+    assert {node["mark"] for node in nodes} == {"", IIR}
+    for node in marked:
+        assert node["kind"] in ("PV", "non-PV") and node["depth"] >= IIR_DEPTH
+    # Every tree node's children searched at full depth are a ply shallower than it, two below
+    # a marked node (each one more if it is in check: the check extension of the iteration).
+    for node in nodes:
+        if node["kind"] == "quiescence" or node["depth"] < 2:
+            continue
+        for child in node["children"]:
+            if child["how"] not in FULL_DEPTH:
+                continue
+            extended = child["move"][-1] in "+#" and child["ply"] < 2 * depth
+            assert child["depth"] == node["depth"] - 1 - (node["mark"] == IIR) + extended, \
+                (node["move"], child["move"])
+
+
+def test_marking_iir_left_the_trees_other_marks_as_they_were() -> None:
+    # Kiwipete at depth 5 as the trace drew it before IIR was marked (fcd16ee): its nodes, the
+    # rules that ended them, how they were searched and the rules that pruned moves. (A change of
+    # the search changes these, as it changes the bench's node count.)
+    traced = trace_search(chess.Board(KIWIPETE), 5)
+    nodes = [node for root in traced.passes for node in walk(root)[1:]]
+    assert traced.nodes == len(nodes) == 3566
+    assert Counter(node["rule"] for node in nodes) == {
+        "": 700, "table cut": 448, "beta cut-off": 649, "reverse futility": 989, "razoring": 43,
+        "stand pat": 640, "null move cut-off": 97}
+    assert Counter(node["how"] for node in nodes) == {
+        "searched": 1663, "null window": 970, "reduced (LMR)": 701,
+        "razoring's quiescence check": 48, "null move": 184}
+    assert Counter(move["rule"] for node in nodes for move in node["pruned"]) == {
+        "beta cut-off": 8517, "late-move pruning": 2706, "SEE pruning": 1496,
+        "delta pruning": 878, "futility pruning": 556}
+    # The marked nodes keep the rule that ended them: the mark is a second one.
+    assert {node["rule"] for node in nodes if node["mark"]} == {"beta cut-off", ""}
+
+
+def test_with_iir_switched_off_no_node_is_marked() -> None:
+    from engine.params import with_overrides
+
+    search = TracingSearch(TranspositionTable(16), 5)
+    search.parameters = with_overrides(f"IIR_DEPTH={NEVER}")
+    search.run(chess.Board(KIWIPETE), Limits(depth=5))
+    passes = tree(chess.Board(KIWIPETE), search.rows[:int(search.rows[0, 0]) + 1])
+    nodes = [node for root in passes for node in walk(root)]
+    assert len(nodes) > 1000 and not any(node["mark"] for node in nodes)

@@ -239,6 +239,88 @@ def test_the_trace_page_draws_brudnos_tree_and_says_why_when_it_cannot(client, m
     assert status == 400 and "too large to draw" in page
 
 
+def test_the_trace_page_marks_internal_iterative_reduction_beside_the_rule_that_ended_it(client):
+    from engine.trace import trace_search
+
+    status, page = client.request("GET", "/trace?" + urlencode({"fen": KIWIPETE, "depth": 5}))
+    assert status == 200, page
+    stack, marked = list(trace_search(chess.Board(KIWIPETE), 5).passes), []
+    while stack:
+        node = stack.pop()
+        stack += node["children"]
+        marked += [node] if node["mark"] else []
+    assert marked and {node["mark"] for node in marked} == {"internal iterative reduction"}
+    lines = re.findall(r'<li [^>]*data-rule="([^"]*)"[^>]*data-mark="internal iterative '
+                       r'reduction"[^>]*>\s*<details><summary>(.*?)</summary>', page)
+    assert len(lines) == len(marked)
+    assert sorted(rule for rule, _ in lines) == sorted(node["rule"] for node in marked)
+    for rule, line in lines:  # the mark, then the rule that ended the node (if any) as before
+        mark = line.index('<span class="rulemark changed"')
+        assert not rule or line.index(f">{rule}</span>") > mark
+    assert f'data-key="marked">{len(marked)}<' in page
+
+
+def test_the_techniques_endpoint_returns_the_scripts_rows_for_the_position(client):
+    # The script's own function, the same position, depth and evaluation: the same searches.
+    board = chess.Board(KIWIPETE)
+    query = urlencode({"fen": KIWIPETE, "depth": 3, "evaluation": "classical"})
+    status, data = client.request("GET", f"/api/techniques?{query}")
+    assert status == 200, data
+    expected = table.compare_techniques("Position", board, [3])
+    assert (data["fen"], data["depth"], data["evaluation"]) == (KIWIPETE, 3, "classical")
+    assert [r["row"] for r in data["rows"]] == [r.row for r in expected]
+    assert len(data["rows"]) == 2 * len(table.TECHNIQUES) + 1
+    full = next(r for r in data["rows"] if r["kind"] == "add" and not r["off"])
+    assert full["row"].endswith(f"(= {table.FULL})")
+    assert full["nodes"] == next(r.nodes for r in expected if r.row == full["row"])
+    for got, want in zip(data["rows"], expected):
+        assert (got["nodes"], got["evaluations"], got["value"], got["best_move"]) == \
+            (want.nodes, want.evaluations, want.value, want.best_move), got["row"]
+        assert chess.Move.from_uci(got["best_move"]) in board.legal_moves, got["row"]
+        assert got["best_san"] == board.san(chess.Move.from_uci(got["best_move"]))
+        assert got["minimal_tree"] == pytest.approx(want.minimal_tree)
+
+
+def test_the_techniques_endpoint_uses_the_network_by_default_as_the_script_does(client):
+    from engine.network import evaluator
+
+    status, data = client.request("GET", "/api/techniques?" + urlencode({"depth": 2}))
+    assert status == 200, data
+    assert (data["fen"], data["evaluation"]) == (chess.STARTING_FEN, "network")
+    expected = table.compare_techniques("Position", chess.Board(), [2], evaluator())
+    assert [(r["nodes"], r["value"]) for r in data["rows"]] == \
+        [(r.nodes, r.value) for r in expected]
+
+
+@pytest.mark.parametrize("query, message", [
+    ({"fen": "not a fen", "depth": 3}, "not a position"),
+    ({"fen": "8/8/8/8/8/8/8/K7 w - - 0 1", "depth": 3}, "not a legal position"),
+    ({"fen": "R6k/8/6K1/8/8/8/8/8 b - - 0 1", "depth": 3}, "the game is over"),
+    ({"depth": 0}, "depth 0 is out of range: the table measures 1 to 6 plies"),
+    ({"depth": 7}, "depth 7 is out of range"),
+    ({"depth": "deep"}, "the depth must be a number of plies"),
+    ({"depth": 3, "evaluation": "oracle"}, "unknown evaluation"),
+])
+def test_the_techniques_endpoint_refuses_bad_input_with_a_message(client, query, message):
+    status, data = client.request("GET", "/api/techniques?" + urlencode(query))
+    assert status == 400 and message in data["error"], data
+
+
+def test_a_techniques_table_past_its_node_budget_is_refused_and_another_waits_its_turn(
+        client, monkeypatch):
+    from engine.web import techniques_table
+
+    monkeypatch.setattr(techniques_table, "MAX_NODES", 5_000)
+    status, data = client.request("GET", "/api/techniques?" + urlencode({"depth": 5}))
+    assert status == 400 and data["error"].startswith("too large"), data
+    assert "choose a smaller depth" in data["error"]
+    # One table at a time: while one is measured, another waits, then is turned away.
+    monkeypatch.setattr(techniques_table, "WAIT_SECONDS", 0.2)
+    with techniques_table._running:
+        status, data = client.request("GET", "/api/techniques?" + urlencode({"depth": 1}))
+    assert status == 503 and "one at a time" in data["error"], data
+
+
 def test_requests_the_server_does_not_take(client, server):
     assert client.request("POST", "/api/move", {"session": "nope", "from": "e2", "to": "e4"})[0] \
         == 404

@@ -5,11 +5,13 @@ messages ended by a NUL byte on file descriptors 3 and 4), so it needs nothing b
 standard library. It drags a pawn on the board with mouse events, waits for Brudno's answer
 (a legal move, with its live line shown), and runs the pruning panel (its tree is drawn, with
 the counts of its row); a second tab gets a game of its own, and leaving the page stops its
-search; a FEN is set up, a pawn promoted through the choice, Chess960 started, the board flipped.
+search; a FEN is set up, a pawn promoted through the choice, Chess960 started, the board flipped;
+Brudno's own tree is drawn, and the techniques table measured for the position on the board.
 Skipped, saying so, where Chromium is not installed.
 
 `BRUDNO_SCREENSHOTS=docs .venv/bin/python -m pytest tests/test_web_browser.py` also writes the
-screenshots of the three views (docs/page-play.png, page-think.png, page-pruning.png).
+screenshots of the views (docs/page-play.png, page-think.png, page-pruning.png, page-trace.png,
+page-techniques.png).
 """
 
 from __future__ import annotations
@@ -437,3 +439,57 @@ def test_brudnos_own_tree_is_drawn_with_its_rules_folds_and_says_when_too_large(
                                what="the refusal")
     assert message.startswith("too large to draw: the tree of depth 4 has"), message
     assert "more than the 500 drawn" in message
+
+
+def test_the_techniques_table_is_drawn_for_the_position_on_the_board(page):
+    from engine.network import evaluator
+    from engine.perft import KIWIPETE
+    from engine.techniques import FULL, compare_techniques, technique_rows
+
+    server, _, browser = page
+    shots = os.environ.get("BRUDNO_SCREENSHOTS")
+    browser.wait_for("!!document.querySelector('#board svg') && state && state.fen && "
+                     "document.getElementById('connection').textContent === 'connected'",
+                     what="the board and its event stream")
+    set_input(browser, "fen", KIWIPETE)
+    click(browser, "#set-fen")
+    browser.wait_for(f"state.fen === {KIWIPETE!r}", what="the FEN")
+    click(browser, "#tab-pruning")
+    assert browser.js("document.getElementById('techniques-depth').value") == "5"
+    click(browser, "#techniques-go")
+    table = "document.getElementById('techniques-rows')"
+    browser.wait_for(f"!{table}.hidden && {table}.dataset.fen === state.fen", timeout=120,
+                     what="the techniques table")
+    rows = browser.js(f"[...{table}.querySelectorAll('tbody tr[data-row]')].map(tr => "
+                      "({...tr.dataset, cells: [...tr.cells].map(td => td.textContent)}))")
+    # The script's rows of the board's position, the network evaluating as in play.
+    expected = compare_techniques("Position", chess.Board(KIWIPETE), [5], evaluator())
+    assert [r["row"] for r in rows] == [label for label, _, _ in technique_rows()]
+    assert [int(r["nodes"]) for r in rows] == [r.nodes for r in expected]
+    full = browser.js(f"{table}.querySelector('tr.full').dataset.row")
+    assert full.endswith(f"(= {FULL})")
+    board = chess.Board(KIWIPETE)
+    for row in rows:
+        assert chess.Move.from_uci(row["bestMove"]) in board.legal_moves, row
+        assert row["cells"][-1] == board.san(chess.Move.from_uci(row["bestMove"]))
+    assert browser.js(f"{table}.querySelectorAll('tr.group').length") == 2
+    if shots:
+        # Taller than the other views: the board and the whole table at once.
+        browser.send("Emulation.setDeviceMetricsOverride", {"width": WIDTH, "height": 1240,
+                                                            "deviceScaleFactor": 1, "mobile": False})
+        time.sleep(0.5)
+        browser.screenshot(Path(shots) / "page-techniques.png")
+        browser.send("Emulation.setDeviceMetricsOverride", {"width": WIDTH, "height": HEIGHT,
+                                                            "deviceScaleFactor": 1, "mobile": False})
+
+    # Another position: the table says it is of an earlier one; a finished game gets the reason.
+    click(browser, "#tab-play")
+    set_input(browser, "fen", "R6k/8/6K1/8/8/8/8/8 b - - 0 1")
+    click(browser, "#set-fen")
+    browser.wait_for(f"{table}.classList.contains('stale')", what="the stale mark")
+    click(browser, "#tab-pruning")
+    click(browser, "#techniques-go")
+    message = browser.wait_for("document.getElementById('techniques-status').classList"
+                               ".contains('error') && document.getElementById("
+                               "'techniques-status').textContent", what="the refusal")
+    assert message.startswith("the game is over"), message

@@ -3,8 +3,9 @@
 As the textbook tree (engine/textbook/drawing.py `chess_page`, whose style and folding it uses):
 a self-contained HTML page with the board, the counts and the tree as nested lists that fold.
 Each node shows how its parent searched it, its kind (PV, non-PV, quiescence), its depth, its
-window on entry and its value, from White's view as the textbook tree's, and the rule that ended
-it; under its children, the moves it did not search, by the rule that pruned them.
+window on entry and its value, from White's view as the textbook tree's, internal iterative
+reduction where it searched the node's moves shallower, and the rule that ended it; under its
+children, the moves it did not search, by the rule that pruned them.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ TRACE_STYLE = """
 .how { color: #f08c00; font-size: 13px; margin-left: 8px; }
 .rulemark { color: #e03131; font-weight: bold; margin-left: 8px; }
 .rulemark.end { color: #868e96; font-weight: normal; }
+.rulemark.changed { color: #f08c00; }
 .pv-line > details > summary .san, .pv-line > span.line .san { color: #2b8a3e; }
 """
 
@@ -72,7 +74,8 @@ def _render(node: dict[str, Any], out: list[str], siblings: list[dict[str, Any]]
     attrs = (f' class="node {"pv-line" if node["kind"] == "PV" else ""}'
              f'{" leaf" if not node["children"] else ""}"'
              f' data-kind="{escape(kind)}" data-rule="{escape(node["rule"])}"'
-             f' data-how="{escape(node["how"])}" data-value="{value}"'
+             f' data-how="{escape(node["how"])}" data-mark="{escape(node["mark"])}"'
+             f' data-value="{value}"'
              f' data-alpha="{alpha}" data-beta="{beta}" data-depth="{node["depth"]}"')
     summary = (f'<span class="kind {escape(kind)}">{escape(kind)}</span>'
                f'<span class="san">{escape(name)}</span>'
@@ -82,6 +85,11 @@ def _render(node: dict[str, Any], out: list[str], siblings: list[dict[str, Any]]
     label = "" if root else _label(node, siblings, index)
     if label:
         summary += f'<span class="how">{escape(label)}</span>'
+    if node["mark"]:
+        # A rule that changed the node without ending it (internal iterative reduction: no table
+        # move, so its moves were searched a ply shallower than its depth on entry).
+        summary += (f'<span class="rulemark changed" title="no move from the table: its moves '
+                    f'searched shallower than d {node["depth"]}">{escape(node["mark"])}</span>')
     if node["rule"]:
         plain = " end" if node["rule"] in PLAIN_ENDS else ""
         summary += f'<span class="rulemark{plain}">{escape(node["rule"])}</span>'
@@ -113,11 +121,14 @@ def trace_page(board: chess.Board, traced: TracedSearch) -> str:
         _render(root, tree, traced.passes, 0, True)
     pruned = 0
     rules: dict[str, int] = {}
+    marks: dict[str, int] = {}
     stack = list(traced.passes)
     while stack:
         node = stack.pop()
         stack += node["children"]
         pruned += len(node["pruned"])
+        if node["mark"]:
+            marks[node["mark"]] = marks.get(node["mark"], 0) + 1
         for move in node["pruned"]:
             rules[move["rule"]] = rules.get(move["rule"], 0) + 1
     score = traced.score if board.turn == chess.WHITE else -traced.score
@@ -127,6 +138,8 @@ def trace_page(board: chess.Board, traced: TracedSearch) -> str:
              ("Best move", traced.best_move or "none", "best"),
              ("Aspiration passes", str(len(traced.passes)), "passes")]
     facts += [(f"… by {rule}", f"{count:,}", "") for rule, count in sorted(rules.items())]
+    facts += [(f"Nodes shallower by {mark}", f"{count:,}", "marked")
+              for mark, count in sorted(marks.items())]
     rows = "".join(f'<tr><th>{escape(label)}</th><td class="n" data-key="{key}">'
                    f"{escape(value)}</td></tr>" for label, value, key in facts)
     title = f"Brudno's search, depth {traced.depth}"
@@ -141,7 +154,9 @@ def trace_page(board: chess.Board, traced: TracedSearch) -> str:
         "horizon), the move that reached it, its depth <i>d</i>, its window (α, β) on entry and "
         "the value it returned, in centipawns from White's view; then how its parent searched "
         "it if not in full (<span class=\"how\">reduced (LMR)</span>: at less depth, "
-        "<i>searched again</i> when it beat alpha; <b>null move</b>: the side to move passes) "
+        "<i>searched again</i> when it beat alpha; <b>null move</b>: the side to move passes), "
+        "<span class=\"rulemark changed\">internal iterative reduction</span> where the node, "
+        "with no move from the table, searched its moves a ply shallower than its depth, "
         "and the rule that ended it (<span class=\"rulemark\">beta cut-off</span>, table cut, "
         "null move cut-off, reverse futility, razoring, stand pat, …). Under a node's children, "
         "its moves not searched, struck out, by the rule that pruned them (futility, late-move, "

@@ -5,8 +5,9 @@ It serves the page (engine/web/static/), a small JSON API that changes a tab's g
 the live search and the pruning panel's progress. Each tab gets a game and an engine process of
 its own, up to MAX_SESSIONS; one more is refused with a message. Requests only change the game:
 searches run in the sessions' threads and engine processes, trees in their own threads; only
-/trace, Brudno's own search tree of a position (small depths, a fraction of a second), searches
-in its request's thread, in this process.
+/trace, Brudno's own search tree of a position (small depths, a fraction of a second), and
+/api/techniques, what each technique saves there (within a node budget, seconds), search in their
+request's thread, in this process.
 
 It listens on 127.0.0.1 only and answers only requests addressed to it by that name (a page
 elsewhere cannot reach it through a DNS name of its own) and coming from its own page (the
@@ -214,6 +215,8 @@ class Handler(BaseHTTPRequestHandler):
                 self._tree(path)
             elif path == "/trace":
                 self._trace()
+            elif path == "/api/techniques":
+                self._techniques()
             else:
                 self._error(HTTPStatus.NOT_FOUND, f"no such page: {path}")
         except Refused as refused:
@@ -261,6 +264,16 @@ class Handler(BaseHTTPRequestHandler):
         drawn, page = kernel_tree.render_request(self._query())
         self._send(HTTPStatus.OK if drawn else HTTPStatus.BAD_REQUEST, page.encode(),
                    "text/html; charset=utf-8")
+
+    def _techniques(self) -> None:
+        """/api/techniques?fen=...&depth=...[&evaluation=network|classical][&chess960=1]: what
+        each technique of Brudno's search saves in a position, as JSON (engine/web/
+        techniques_table.py); 400 with the reason for bad input or a table too large. The search
+        runs in this request's thread, within a node budget (seconds)."""
+        from engine.web import techniques_table
+
+        status, data = techniques_table.answer(self._query())
+        self._json(status, data)
 
     def _events(self, session: Session) -> None:
         """The tab's event stream; when it closes and no other stream of the game is open,

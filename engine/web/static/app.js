@@ -295,6 +295,7 @@ function render(next) {
   renderLines(state.thinking);
   drawArrow();
   drawGraph(state.evals);
+  markStaleTechniques();
 }
 
 function setValue(id, value) {
@@ -482,6 +483,102 @@ function traceSearch() {
   $("trace-frame").hidden = false;
 }
 
+// What each technique saves in the position on the board: the rows of engine/techniques.py,
+// measured by the server (/api/techniques) and drawn here.
+let techniquesCall = 0;
+let techniquesFen = null; // the position of the table shown
+
+async function measureTechniques() {
+  const call = ++techniquesCall;
+  const query = new URLSearchParams({fen: state.fen, depth: $("techniques-depth").value,
+                                     evaluation: $("techniques-evaluation").value,
+                                     chess960: state.chess960 ? "1" : "0"});
+  $("techniques-go").disabled = true;
+  techniquesStatus(`measuring 21 searches to depth ${query.get("depth")}…`, false);
+  let response, data;
+  try {
+    response = await fetch("/api/techniques?" + query);
+    data = await response.json();
+  } catch (error) {
+    data = {error: "the server does not answer: " + error};
+  }
+  if (call !== techniquesCall) return; // a later request's answer is the one shown
+  $("techniques-go").disabled = false;
+  if (!response || !response.ok) {
+    techniquesStatus(data.error || response.statusText, true);
+    return;
+  }
+  renderTechniques(data);
+}
+
+function techniquesStatus(text, error) {
+  $("techniques-status").hidden = !text;
+  $("techniques-status").textContent = text;
+  $("techniques-status").classList.toggle("error", error);
+}
+
+function renderTechniques(table) {
+  techniquesFen = table.fen;
+  const rows = table.rows;
+  const most = Math.max(...rows.map((r) => r.nodes)), least = Math.min(...rows.map((r) => r.nodes));
+  const full = rows.find((r) => r.kind === "add" && r.off.length === 0);
+  $("techniques-rows").dataset.fen = table.fen;
+  $("techniques-rows").dataset.depth = table.depth;
+  $("techniques-caption").textContent = `Depth ${table.depth}, the ${table.evaluation} `
+    + `evaluation; b = ${table.branching.toFixed(1)} (perft to ${Math.min(table.depth, 3)} `
+    + `plies), minimal tree b^⌈d/2⌉ + b^⌊d/2⌋ − 1 = ${number(Math.round(table.minimal_tree))} leaves.`;
+  const body = $("techniques-rows").querySelector("tbody");
+  body.innerHTML = "";
+  const groups = {add: "Adding one technique at a time", without: "The full search without one"};
+  let kind = null;
+  for (const row of rows) {
+    if (row.kind !== kind) {
+      kind = row.kind;
+      const tr = document.createElement("tr");
+      tr.className = "group";
+      tr.innerHTML = `<th colspan="9"></th>`;
+      tr.firstChild.textContent = groups[kind];
+      body.appendChild(tr);
+    }
+    const tr = document.createElement("tr");
+    tr.dataset.row = row.row;
+    tr.dataset.kind = row.kind;
+    tr.dataset.nodes = row.nodes;
+    tr.dataset.bestMove = row.best_move || "";
+    if (row === full) tr.className = "full";
+    const cells = [row.row, number(row.nodes), number(row.evaluations), row.seconds.toFixed(2),
+                   row.ebf.toFixed(2), number(Math.round(row.minimal_tree)),
+                   (row.nodes / row.minimal_tree).toFixed(2), row.value_text, row.best_san || "–"];
+    cells.forEach((text, i) => {
+      const td = document.createElement("td");
+      td.textContent = text;
+      if (i === 0 && row.note) td.title = `${row.technique} ${row.note}`;
+      if (i === 1) {
+        // A bar on a log scale from the fewest nodes to the most: the rows span powers of ten.
+        const share = 0.04 + 0.96 * (most > least ? Math.log(row.nodes / least)
+                                                      / Math.log(most / least) : 1);
+        td.className = "bar";
+        td.style.setProperty("--share", (100 * share).toFixed(1) + "%");
+        td.classList.toggle("more", row.nodes > full.nodes);
+        td.classList.toggle("fewer", row.nodes < full.nodes);
+      }
+      tr.appendChild(td);
+    });
+    body.appendChild(tr);
+  }
+  $("techniques-rows").hidden = false;
+  techniquesStatus(`${rows.length} searches in ${table.seconds.toFixed(1)} s (a row's label `
+                   + "says, on hover, how its technique is switched off)", false);
+  markStaleTechniques();
+}
+
+// The table stays until measured again; once the board changes it says it is of another position.
+function markStaleTechniques() {
+  const stale = techniquesFen !== null && state && state.fen !== techniquesFen;
+  $("techniques-rows").classList.toggle("stale", stale);
+  $("techniques-caption").dataset.stale = stale ? "of an earlier position: measure again" : "";
+}
+
 // ---- wiring ----
 function showTab(name) {
   document.querySelectorAll(".tab").forEach((t) => t.classList.toggle("active", t.dataset.tab === name));
@@ -542,6 +639,7 @@ function wire() {
   $("tree-go").onclick = startTree;
   $("tree-cancel").onclick = () => api("tree/cancel");
   $("trace-go").onclick = traceSearch;
+  $("techniques-go").onclick = measureTechniques;
   showTab(sessionStorage.getItem("brudno-tab") || "play");
 }
 
