@@ -347,11 +347,16 @@ def output(acc, white_to_move, occupied, w2, b2):
         head = output_head(popcount(occupied), w2.shape[0])
     us = 0 if white_to_move else 1
     total = np.int64(b2[head]) * QA
+    # Unsigned indices into w2: numba looks for a negative index (counted from the end) at every
+    # signed one it cannot prove positive, and that check kept LLVM from vectorising the loop
+    # (69 ns a call at H = 128, 29 ns unsigned).
+    row, them = np.uint64(head), np.uint64(hidden)
     for j in range(hidden):
+        column = np.uint64(j)
         a = min(max(acc[us, j], 0), QA)
-        total += np.int64(a * a) * w2[head, j]
+        total += np.int64(a * a) * w2[row, column]
         a = min(max(acc[1 - us, j], 0), QA)
-        total += np.int64(a * a) * w2[head, hidden + j]
+        total += np.int64(a * a) * w2[row, them + column]
     score = total * OUTPUT_SCALE // (QA * QA * QB)
     return max(-EVAL_LIMIT, min(EVAL_LIMIT, score))
 
