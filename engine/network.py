@@ -13,16 +13,22 @@ square. With king buckets (a weight file of N_BUCKETS * 768 rows), each perspect
 moved by 768 times the bucket of its own king's square (KING_BUCKET, as that side sees the board):
 a first layer for a king at home, castled, or out in the field. One first layer W1 (768 or
 N_BUCKETS * 768, H), b1 (H) is shared by both perspectives and gives two accumulators, `us` for the
-side to move and `them` for the other side. With the activation SCReLU(x) = clamp(x, 0, 1)^2,
+side to move and `them` for the other side. With the activation SCReLU(x) = clamp(x, 0, 1)^2 and
+the output head h of the position (below),
 
-    out = (SCReLU(us) . W2[:H] + SCReLU(them) . W2[H:] + b2) * OUTPUT_SCALE   (centipawns).
+    out = (SCReLU(us) . W2[h, :H] + SCReLU(them) . W2[h, H:] + b2[h]) * OUTPUT_SCALE   (cp).
+
+Output heads. A weight file may hold N output layers (W2 (N, 2H), b2 (N)), one for each range of
+the number of men on the board, as Stockfish's layer stacks: `output_head`, the one rule the
+kernel, the float reference and the trainer use. A file without heads has N = 1 (h = 0 always),
+and the kernel then counts no men.
 
 Quantisation. W1 and b1 are stored as int16 times QA, W2 as int16 times QB and b2 as int32 times
 QA * QB. The kernel accumulates acc = b1_q + sum of W1_q rows in int32 (QA times the float
 accumulator, exactly), takes a = clamp(acc, 0, QA) (so a^2 is QA^2 times SCReLU) and computes in
 int64
 
-    out = floor((sum(a^2 * W2_q) + QA * b2_q) * OUTPUT_SCALE / (QA^2 * QB)),
+    out = floor((sum(a^2 * W2_q[h]) + QA * b2_q[h]) * OUTPUT_SCALE / (QA^2 * QB)),
 
 which is the float formula on the rounded weights, up to the final floor (under 1 cp). Rounding
 the weights themselves moves the output like noise of a few centipawns (tests/test_network.py
@@ -43,7 +49,7 @@ import chess
 import numpy as np
 from numba import boolean, int16, int32, int64, njit, uint64, void
 
-from engine.bitboards import U1, compile_kernel, lsb
+from engine.bitboards import U1, compile_kernel, lsb, popcount
 from engine.evaluate import EVAL_LIMIT
 
 N_INPUTS = 768
@@ -61,6 +67,9 @@ MAX_ACTIVE = 32  # inputs active at once: one per man on the board
 N_BUCKETS = 4
 KING_BUCKET = np.array([0, 0, 0, 1, 1, 0, 0, 0] + [2] * 16 + [3] * 40, dtype=np.int64)
 
+# Output heads: at most one per number of men.
+MAX_HEADS = MAX_ACTIVE
+
 NETWORK_FILE = Path(__file__).resolve().parent / "weights" / "network.npz"
 
 # The weight file's layout fields; a file whose values differ is refused.
@@ -70,15 +79,31 @@ _INT16_MAX = np.iinfo(np.int16).max
 _INT32_MAX = np.iinfo(np.int32).max
 
 
+@njit(cache=True, nogil=True, inline="always")
+def output_head(men, heads):
+    """The output head of a position of ``men`` men in a network of ``heads`` heads: the heads
+    share the 1 to MAX_ACTIVE men evenly, (men - 1) * heads // MAX_ACTIVE (8 heads: (men - 1) // 4,
+    as Stockfish's layer stacks; 1 head: 0)."""
+    # A multiplication, not a division by the men a head: numba gives a division by a variable a
+    # ZeroDivisionError path, and the references it must keep for it cost `output` a quarter of
+    # its time.
+    return min(max(men - 1, 0) * heads // MAX_ACTIVE, heads - 1)
+
+
 @dataclass
 class Parameters:
-    """Float parameters: w1 (768, H), b1 (H), w2 (2H) float32, b2 a float; the output is in
-    units of OUTPUT_SCALE centipawns."""
+    """Float parameters: w1 (768, H), b1 (H), w2 (heads, 2H), b2 (heads); the output is in
+    units of OUTPUT_SCALE centipawns. A single head may be given as w2 (2H) and b2 a float: it is
+    kept as the one row of w2 and b2."""
 
     w1: np.ndarray
     b1: np.ndarray
     w2: np.ndarray
-    b2: float
+    b2: np.ndarray
+
+    def __post_init__(self) -> None:
+        self.w2 = np.atleast_2d(self.w2)
+        self.b2 = np.atleast_1d(self.b2)
 
     @property
     def hidden(self) -> int:
@@ -87,17 +112,21 @@ class Parameters:
     @property
     def buckets(self) -> int:
         return self.w1.shape[0] // N_INPUTS
+
+    @property
+    def heads(self) -> int:
+        return self.w2.shape[0]
 
 
 @dataclass(frozen=True, eq=False)
 class Network:
     """Quantised parameters, contiguous and typed for the kernel: w1 (768, H), b1 (H) and
-    w2 (2H) int16, b2 an int (times QA * QB)."""
+    w2 (heads, 2H) int16, b2 (heads) int32 (times QA * QB)."""
 
     w1: np.ndarray
     b1: np.ndarray
     w2: np.ndarray
-    b2: int
+    b2: np.ndarray
 
     @property
     def hidden(self) -> int:
@@ -106,6 +135,10 @@ class Network:
     @property
     def buckets(self) -> int:
         return self.w1.shape[0] // N_INPUTS
+
+    @property
+    def heads(self) -> int:
+        return self.w2.shape[0]
 
     def dequantised(self) -> Parameters:
         """The float parameters this network computes exactly (up to the final floor)."""
@@ -115,11 +148,13 @@ class Network:
 
 def quantise(params: Parameters) -> Network:
     """Rounds float parameters to the kernel's integers; ValueError if one does not fit."""
-    hidden = params.hidden
+    hidden, heads = params.hidden, params.heads
     if (params.w1.shape not in ((N_INPUTS, hidden), (N_BUCKETS * N_INPUTS, hidden))
-            or params.w2.shape != (2 * hidden,)):
-        raise ValueError(f"expected w1 ({N_INPUTS} or {N_BUCKETS * N_INPUTS}, {hidden}) and w2 "
-                         f"({2 * hidden},), not {params.w1.shape} and {params.w2.shape}")
+            or params.w2.shape != (heads, 2 * hidden) or params.b2.shape != (heads,)
+            or not 1 <= heads <= MAX_HEADS):
+        raise ValueError(f"expected w1 ({N_INPUTS} or {N_BUCKETS * N_INPUTS}, {hidden}), w2 "
+                         f"(heads, {2 * hidden}) and b2 (heads,) of 1 to {MAX_HEADS} heads, not "
+                         f"{params.w1.shape}, {params.w2.shape} and {params.b2.shape}")
 
     def rounded(values, scale: float, limit: int, name: str) -> np.ndarray:
         q = np.rint(np.asarray(values, dtype=np.float64) * scale)
@@ -130,18 +165,23 @@ def quantise(params: Parameters) -> Network:
     return Network(np.ascontiguousarray(rounded(params.w1, QA, _INT16_MAX, "w1"), dtype=np.int16),
                    np.ascontiguousarray(rounded(params.b1, QA, _INT16_MAX, "b1"), dtype=np.int16),
                    np.ascontiguousarray(rounded(params.w2, QB, _INT16_MAX, "w2"), dtype=np.int16),
-                   int(rounded(params.b2, QA * QB, _INT32_MAX, "b2")))
+                   np.ascontiguousarray(rounded(params.b2, QA * QB, _INT32_MAX, "b2"),
+                                        dtype=np.int32))
 
 
 def save_network(params: Parameters, path: str | Path = NETWORK_FILE,
                  provenance: str = "") -> Network:
     """Quantises ``params``, writes them with their layout (see load_network) and what they were
     trained on (``provenance``: positions, generator settings), and returns the quantised
-    network."""
+    network. One head is written as files before heads had it (w2 (2H), b2 a scalar), which
+    engines before heads read."""
     network = quantise(params)
-    np.savez_compressed(path, w1=network.w1, b1=network.b1, w2=network.w2,
-                        b2=np.array(network.b2, dtype=np.int32), hidden=np.int64(network.hidden),
-                        buckets=np.int64(network.buckets), provenance=np.str_(provenance),
+    one = network.heads == 1
+    np.savez_compressed(path, w1=network.w1, b1=network.b1,
+                        w2=network.w2[0] if one else network.w2,
+                        b2=network.b2[0] if one else network.b2, hidden=np.int64(network.hidden),
+                        buckets=np.int64(network.buckets), heads=np.int64(network.heads),
+                        provenance=np.str_(provenance),
                         **{name: np.int64(value) for name, value in _LAYOUT.items()})
     return network
 
@@ -177,14 +217,20 @@ def load_network(path: str | Path = NETWORK_FILE) -> Network:
     buckets = int(arrays["buckets"]) if "buckets" in arrays else 1  # files before king buckets
     if buckets not in (1, N_BUCKETS):
         raise ValueError(f"{path}: {buckets} king buckets, this network has 1 or {N_BUCKETS}")
+    heads = int(arrays["heads"]) if "heads" in arrays else 1  # files before output heads
+    if not 1 <= heads <= MAX_HEADS:
+        raise ValueError(f"{path}: {heads} output heads, this network has 1 to {MAX_HEADS}")
+    one = heads == 1  # stored as before heads: w2 (2H), b2 a scalar
     expected = {"w1": (np.int16, (buckets * N_INPUTS, hidden)), "b1": (np.int16, (hidden,)),
-                "w2": (np.int16, (2 * hidden,)), "b2": (np.int32, ())}
+                "w2": (np.int16, (2 * hidden,) if one else (heads, 2 * hidden)),
+                "b2": (np.int32, () if one else (heads,))}
     for name, (dtype, shape) in expected.items():
         if arrays[name].dtype != dtype or arrays[name].shape != shape:
             raise ValueError(f"{path}: {name} is {arrays[name].dtype} {arrays[name].shape}, "
                              f"expected {np.dtype(dtype)} {shape}")
     return Network(np.ascontiguousarray(arrays["w1"]), np.ascontiguousarray(arrays["b1"]),
-                   np.ascontiguousarray(arrays["w2"]), int(arrays["b2"]))
+                   np.ascontiguousarray(arrays["w2"].reshape(heads, 2 * hidden)),
+                   np.ascontiguousarray(arrays["b2"].reshape(heads)))
 
 
 @functools.lru_cache(maxsize=1)
@@ -291,17 +337,26 @@ def update(parent, acc, before, white_before, after, white_after, w1):
 
 
 @njit(cache=True, nogil=True)
-def output(acc, white_to_move, w2, b2):
-    """The network's score of the position whose first layer is ``acc``, in centipawns from the
-    side to move's view, clamped to +-EVAL_LIMIT."""
+def output(acc, white_to_move, occupied, w2, b2):
+    """The network's score of the position whose first layer is ``acc`` and whose men are the
+    bitboard ``occupied``, in centipawns from the side to move's view, clamped to +-EVAL_LIMIT.
+    ``w2`` (heads, 2H) and ``b2`` (heads): the output head is chosen by the number of men."""
     hidden = acc.shape[1]
+    head = 0
+    if w2.shape[0] > 1:  # one head: no men to count
+        head = output_head(popcount(occupied), w2.shape[0])
     us = 0 if white_to_move else 1
-    total = np.int64(b2) * QA
+    total = np.int64(b2[head]) * QA
+    # Unsigned indices into w2: numba looks for a negative index (counted from the end) at every
+    # signed one it cannot prove positive, and that check kept LLVM from vectorising the loop
+    # (69 ns a call at H = 128, 29 ns unsigned).
+    row, them = np.uint64(head), np.uint64(hidden)
     for j in range(hidden):
+        column = np.uint64(j)
         a = min(max(acc[us, j], 0), QA)
-        total += np.int64(a * a) * w2[j]
+        total += np.int64(a * a) * w2[row, column]
         a = min(max(acc[1 - us, j], 0), QA)
-        total += np.int64(a * a) * w2[hidden + j]
+        total += np.int64(a * a) * w2[row, them + column]
     score = total * OUTPUT_SCALE // (QA * QA * QB)
     return max(-EVAL_LIMIT, min(EVAL_LIMIT, score))
 
@@ -311,13 +366,13 @@ def _network_kernel(pawns, knights, bishops, rooks, queens, kings, white, black,
                     white_to_move, w1, b1, w2, b2):
     acc = np.empty((2, b1.shape[0]), dtype=np.int32)
     _refresh(acc, pawns, knights, bishops, rooks, queens, kings, white, w1, b1)
-    return output(acc, white_to_move, w2, b2)
+    return output(acc, white_to_move, white | black, w2, b2)
 
 
 # The same argument types as engine.evaluate's kernel (python-chess's ints go straight in as
 # uint64), then the network's arrays.
 _NETWORK_SIGNATURE = int64(uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean,
-                           int16[:, ::1], int16[::1], int16[::1], int64)
+                           int16[:, ::1], int16[::1], int16[:, ::1], int32[::1])
 
 
 # The search calls it from Python for the first node of each kernel call: compiled at import.
@@ -383,5 +438,7 @@ def float_evaluate(board: chess.Board, params: Parameters) -> float:
     us = params.b1 + params.w1[features(board, board.turn, params.buckets)].sum(axis=0)
     them = params.b1 + params.w1[features(board, not board.turn, params.buckets)].sum(axis=0)
     hidden = params.hidden
-    out = screlu(us) @ params.w2[:hidden] + screlu(them) @ params.w2[hidden:] + params.b2
+    head = output_head(chess.popcount(board.occupied), params.heads)
+    w2 = params.w2[head]
+    out = screlu(us) @ w2[:hidden] + screlu(them) @ w2[hidden:] + params.b2[head]
     return float(out) * OUTPUT_SCALE

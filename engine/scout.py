@@ -128,7 +128,7 @@ def _evaluation(pawns, knights, bishops, rooks, queens, kings, white, black, whi
     """The evaluation the search uses (`Search.evaluate`): the network's score from the first layer
     kept for this ply (``acc[ply]``), or the classical evaluation."""
     if params[P.NETWORK]:
-        return nn.output(acc[ply], white_to_move, network[2], params[P.NETWORK_B2])
+        return nn.output(acc[ply], white_to_move, white | black, network[2], network[3])
     return _evaluate_kernel(pawns, knights, bishops, rooks, queens, kings, white, black,
                             white_to_move, weights)
 
@@ -672,8 +672,8 @@ def _search(position, depth, alpha, beta, line, tables, control):
     return best_score
 
 
-# The network's w1 (768, H), b1 (H) and w2 (2H); its b2 is params[P.NETWORK_B2].
-NETWORK_WEIGHTS = Tuple((int16[:, ::1], int16[::1], int16[::1]))
+# The network's w1 (768, H), b1 (H), w2 (heads, 2H) and b2 (heads).
+NETWORK_WEIGHTS = Tuple((int16[:, ::1], int16[::1], int16[:, ::1], int32[::1]))
 POSITION = NamedTuple((uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean,
                        uint64, boolean, int64, int64), Position)
 _SHARED = (int64[::1], int64[:, ::1], int64[::1], int64[::1], int64[:, ::1], uint64[::1], uint64,
@@ -694,9 +694,8 @@ def _unmanaged_arrays(path, params, reductions, history_black, history_white, ki
     # every node took 11 % of a profile's samples (perf, depth 10), 4 % after.
     u = unmanaged
     return (u(path), u(params), u(reductions), u(history_black), u(history_white), u(killers),
-            u(table), u(weights), (u(network[0]), u(network[1]), u(network[2])), u(acc), u(pv),
-            u(counts),
-            u(stop), u(probe_keys), u(probe_results), u(request))
+            u(table), u(weights), (u(network[0]), u(network[1]), u(network[2]), u(network[3])),
+            u(acc), u(pv), u(counts), u(stop), u(probe_keys), u(probe_results), u(request))
 
 
 @njit(cache=True, nogil=True)

@@ -42,7 +42,7 @@ PROBE_TABLE_SIZE = 1 << 16  # tablebase results kept for the kernel in one searc
 _SEARCH = direct_call(scout.search)
 # The network arrays the kernel takes while it evaluates classically (it reads none of them).
 NO_NETWORK = (np.zeros((768, 1), dtype=np.int16), np.zeros(1, dtype=np.int16),
-              np.zeros(2, dtype=np.int16))
+              np.zeros((1, 2), dtype=np.int16), np.zeros(1, dtype=np.int32))
 
 
 def helper_skips_depth(index: int, depth: int, root_ply: int) -> bool:
@@ -229,9 +229,8 @@ class Search:
                              "network.NetworkEvaluation")
         network = self.evaluate.network if isinstance(self.evaluate, NetworkEvaluation) else None
         self.kernel_params[params.NETWORK] = network is not None
-        self.kernel_params[params.NETWORK_B2] = 0 if network is None else network.b2
         self.kernel_network = (NO_NETWORK if network is None
-                               else (network.w1, network.b1, network.w2))
+                               else (network.w1, network.b1, network.w2, network.b2))
         self.kernel_accumulators = np.zeros((MAX_PLY + 1, 2, self.kernel_network[1].shape[0]),
                                             dtype=np.int32)
         if isinstance(self.stop_event, StopSignal):
@@ -368,7 +367,7 @@ class Search:
         path = self.kernel_path
         last = len(self.keys) - 1
         if self.kernel_params[params.NETWORK]:  # the node's first layer
-            w1, b1, _ = self.kernel_network
+            w1, b1 = self.kernel_network[:2]
             u = np.uint64
             nn.refresh(self.kernel_accumulators[ply], u(board.pawns), u(board.knights),
                        u(board.bishops), u(board.rooks), u(board.queens), u(board.kings),

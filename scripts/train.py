@@ -23,7 +23,9 @@ an accumulator is the sum of the weight rows of its position's men (a numba kern
 and its gradient is added back into just those rows, so a batch costs ~30 men x H, not 768 x H.
 The learning rate falls linearly to a tenth of itself by the last position of the last epoch;
 train and validation loss are printed per epoch and the epoch with the lowest validation loss is
-kept.
+kept. With output buckets (``--output-buckets N``) each position's number of men chooses the
+output layer it goes through (engine/network.py `output_head`), and only that layer learns from
+it.
 
 The kept parameters are quantised and written to ``--out``, after a check of the integer kernel's
 loss on a sample of validation positions, which shows what quantisation costs.
@@ -298,16 +300,18 @@ def board_of(us: np.ndarray) -> chess.Board:
 # ---------------------------------------------------------------------------
 
 
-def initialise(hidden: int, seed: int, buckets: int = 1) -> nn.Parameters:
+def initialise(hidden: int, seed: int, buckets: int = 1, heads: int = 1) -> nn.Parameters:
     """Kaiming-like random weights (for the 768 inputs, then the 2H activations), zero biases;
-    with king buckets, the factorised first layer's bucket rows start at zero (see index_lists)."""
+    with king buckets, the factorised first layer's bucket rows start at zero (see index_lists).
+    Every output head starts as the same layer, so that a network of several heads starts as the
+    one-head network of the same seed and each head moves away from it on its own positions."""
     rng = np.random.default_rng(seed)
     shared = rng.normal(0, np.sqrt(2 / nn.N_INPUTS), (nn.N_INPUTS, hidden)).astype(np.float32)
     w1 = shared if buckets == 1 else np.concatenate(
         [shared, np.zeros((buckets * nn.N_INPUTS, hidden), dtype=np.float32)])
-    return nn.Parameters(w1, np.zeros(hidden, dtype=np.float32),
-                         rng.normal(0, np.sqrt(1 / (2 * hidden)), 2 * hidden).astype(np.float32),
-                         0.0)
+    w2 = rng.normal(0, np.sqrt(1 / (2 * hidden)), 2 * hidden).astype(np.float32)
+    return nn.Parameters(w1, np.zeros(hidden, dtype=np.float32), np.tile(w2, (heads, 1)),
+                         np.zeros(heads, dtype=np.float32))
 
 
 def fold(params: nn.Parameters) -> nn.Parameters:
@@ -339,16 +343,32 @@ class DenseInputs:
         return self.x[:2 * len(us), :self.inputs]
 
 
+@njit(cache=True)
+def _heads_of(men, heads):  # pragma: no cover - compiled
+    head = np.empty(men.shape[0], dtype=np.int64)
+    for i in range(men.shape[0]):
+        head[i] = nn.output_head(men[i], heads)
+    return head
+
+
+def output_heads(us: np.ndarray, heads: int) -> np.ndarray:
+    """The output head of each position of the index lists ``us`` (its men are the entries of
+    the first MAX_ACTIVE slots that are not PAD, factorised or not), by engine/network.py's rule."""
+    return _heads_of((us[:, :nn.MAX_ACTIVE] != PAD).sum(axis=1).astype(np.int64), heads)
+
+
 # The sparse first layer: numba kernels over the index lists, parallel over both cores. A batch's
-# index list has its `us` perspectives in rows [0, b) and its `them` ones in rows [b, 2b).
+# index list has its `us` perspectives in rows [0, b) and its `them` ones in rows [b, 2b); head[i]
+# is position i's output head (the row of w2 and b2 it uses).
 
 @njit(parallel=True, cache=True)
-def _forward_kernel(w1, b1, w2, b2, index, acc, out):  # pragma: no cover - compiled
+def _forward_kernel(w1, b1, w2, b2, head, index, acc, out):  # pragma: no cover - compiled
     """acc[r] = b1 + the sum of w1's rows listed in index[r] (PAD skipped); out[i] = the
-    network's output for position i from its two accumulators."""
+    network's output for position i from its two accumulators, through its head."""
     b, hidden = out.shape[0], b1.shape[0]
     for i in prange(b):
-        total = b2
+        h = head[i]
+        total = b2[h]
         for side in range(2):
             r = i + side * b
             for j in range(hidden):
@@ -360,20 +380,22 @@ def _forward_kernel(w1, b1, w2, b2, index, acc, out):  # pragma: no cover - comp
                         acc[r, j] += w1[row, j]
             for j in range(hidden):
                 x = min(max(acc[r, j], 0.0), 1.0)
-                total += x * x * w2[side * hidden + j]
+                total += x * x * w2[h, side * hidden + j]
         out[i] = total
 
 
 @njit(parallel=True, cache=True)
-def _backward_kernel(w2, index, acc, d_out, g_w1, g_b1, g_w2):  # pragma: no cover - compiled
+def _backward_kernel(w2, head, index, acc, d_out, g_w1, g_b1, g_w2):  # pragma: no cover - compiled
     """The gradients of w1, b1 and w2 given the loss's by the outputs (d_out): positions are
     split among the g_*.shape[0] threads, each adding into its own buffers (the caller sums
-    them); w1's gradient goes only to the rows of the inputs that were active."""
+    them); w1's gradient goes only to the rows of the inputs that were active, w2's only to each
+    position's head."""
     b, hidden = d_out.shape[0], g_b1.shape[1]
     parts = g_w1.shape[0]
     for t in prange(parts):
         d = np.empty(hidden, dtype=acc.dtype)
         for i in range(t * b // parts, (t + 1) * b // parts):
+            h = head[i]
             for side in range(2):
                 r = i + side * b
                 for j in range(hidden):
@@ -381,12 +403,12 @@ def _backward_kernel(w2, index, acc, d_out, g_w1, g_b1, g_w2):  # pragma: no cov
                     k = side * hidden + j
                     # SCReLU: x^2 on (0, 1), its derivative 2x; 1 (flat) above, 0 below.
                     if 0.0 < x < 1.0:
-                        d[j] = d_out[i] * w2[k] * 2 * x
-                        g_w2[t, k] += d_out[i] * x * x
+                        d[j] = d_out[i] * w2[h, k] * 2 * x
+                        g_w2[t, h, k] += d_out[i] * x * x
                     else:
                         d[j] = 0.0
                         if x >= 1.0:
-                            g_w2[t, k] += d_out[i]
+                            g_w2[t, h, k] += d_out[i]
                     g_b1[t, j] += d[j]
                 for s in range(index.shape[1]):
                     row = index[r, s]
@@ -395,25 +417,31 @@ def _backward_kernel(w2, index, acc, d_out, g_w1, g_b1, g_w2):  # pragma: no cov
                             g_w1[t, row, j] += d[j]
 
 
-def _sparse_forward(params: nn.Parameters, us: np.ndarray,
-                    them: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(index lists, accumulators (2b, H), outputs (b,) in units of OUTPUT_SCALE centipawns)."""
+def _sparse_forward(params: nn.Parameters, us: np.ndarray, them: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(index lists, output heads (b,), accumulators (2b, H), outputs (b,) in units of
+    OUTPUT_SCALE centipawns)."""
     index = np.ascontiguousarray(np.concatenate([us, them]))
+    head = output_heads(us, params.heads)
     w1 = np.ascontiguousarray(params.w1)
     dtype = w1.dtype
     acc = np.empty((len(index), params.hidden), dtype=dtype)
     out = np.empty(len(us), dtype=dtype)
     _forward_kernel(w1, np.ascontiguousarray(params.b1, dtype=dtype),
-                    np.ascontiguousarray(params.w2, dtype=dtype), dtype.type(params.b2), index, acc, out)
-    return index, acc, out
+                    np.ascontiguousarray(params.w2, dtype=dtype),
+                    np.ascontiguousarray(params.b2, dtype=dtype), head, index, acc, out)
+    return index, head, acc, out
 
 
-def _forward(params: nn.Parameters, acc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(The dense reference's.) The activations of the accumulators (2b, H) and the outputs (b,) in units of
-    OUTPUT_SCALE centipawns."""
+def _forward(params: nn.Parameters, acc: np.ndarray,
+             head: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(The dense reference's.) The activations of the accumulators (2b, H) and the outputs (b,)
+    in units of OUTPUT_SCALE centipawns, position i through head[i]."""
     active = nn.screlu(acc)
     b, hidden = len(acc) // 2, params.hidden
-    out = active[:b] @ params.w2[:hidden] + active[b:] @ params.w2[hidden:] + params.b2
+    w2 = params.w2[head]
+    out = ((active[:b] * w2[:, :hidden]).sum(axis=1) + (active[b:] * w2[:, hidden:]).sum(axis=1)
+           + params.b2[head])
     return active, out
 
 
@@ -422,7 +450,7 @@ def outputs(params: nn.Parameters, data: Positions, batch: int = 8192) -> np.nda
     out = np.empty(len(data), dtype=np.float32)
     for start in range(0, len(data), batch):
         end = start + batch
-        out[start:end] = _sparse_forward(params, data.us[start:end], data.them[start:end])[2]
+        out[start:end] = _sparse_forward(params, data.us[start:end], data.them[start:end])[3]
     return out
 
 
@@ -432,29 +460,39 @@ def loss(params: nn.Parameters, data: Positions, target: np.ndarray, scale: floa
     return float(np.mean((prediction - target) ** 2))
 
 
-def _backward(params: nn.Parameters, acc: np.ndarray, target: np.ndarray,
+def _head_sums(values: np.ndarray, head: np.ndarray, heads: int) -> np.ndarray:
+    """The sum of ``values`` (by position, first axis) over each head's positions: (heads, ...)."""
+    return np.stack([values[head == h].sum(axis=0) for h in range(heads)])
+
+
+def _backward(params: nn.Parameters, acc: np.ndarray, head: np.ndarray, target: np.ndarray,
               scale: float) -> tuple[float, np.ndarray, dict[str, np.ndarray]]:
     """The batch's loss, the gradient by the accumulators (2b, H), and those of b1, w2, b2."""
-    active, out = _forward(params, acc)
+    active, out = _forward(params, acc, head)
     b, hidden = len(target), params.hidden
     k = scale * nn.OUTPUT_SCALE / 400
     p = sigmoid(k * out)
     error = p - target
     # The loss is mean((p - t)^2) with p = sigmoid(k * out).
     d_out = (2 / b) * error * p * (1 - p) * k
-    d_active = np.concatenate([np.outer(d_out, params.w2[:hidden]), np.outer(d_out, params.w2[hidden:])])
+    w2 = params.w2[head]
+    d_active = np.concatenate([d_out[:, None] * w2[:, :hidden], d_out[:, None] * w2[:, hidden:]])
     # SCReLU's derivative: 2x on (0, 1), 0 elsewhere.
     d_acc = d_active * (2 * acc) * ((acc > 0) & (acc < 1))
+    both = np.concatenate([active[:b], active[b:]], axis=1)  # position i's 2H activations
     return float(np.mean(error ** 2)), d_acc, {
-        "b1": d_acc.sum(axis=0), "w2": np.concatenate([active[:b].T @ d_out, active[b:].T @ d_out]),
-        "b2": d_out.sum()}
+        "b1": d_acc.sum(axis=0), "w2": _head_sums(both * d_out[:, None], head, params.heads),
+        "b2": _head_sums(d_out, head, params.heads)}
 
 
 def gradients(params: nn.Parameters, x: np.ndarray, target: np.ndarray,
               scale: float) -> tuple[float, dict[str, np.ndarray]]:
     """The mean squared error of a batch and its gradient by parameter name; ``x`` holds the
-    batch's dense inputs, its `us` rows then its `them` rows (the dense reference)."""
-    batch_loss, d_acc, grads = _backward(params, x @ params.w1 + params.b1, target, scale)
+    batch's dense inputs, its `us` rows then its `them` rows (the dense reference). A position's
+    men are its `us` row's shared inputs (the first 768)."""
+    men = np.rint(x[:len(target), :nn.N_INPUTS].sum(axis=1)).astype(np.int64)
+    head = _heads_of(men, params.heads)
+    batch_loss, d_acc, grads = _backward(params, x @ params.w1 + params.b1, head, target, scale)
     return batch_loss, {"w1": x.T @ d_acc, **grads}
 
 
@@ -462,7 +500,7 @@ def sparse_gradients(params: nn.Parameters, us: np.ndarray, them: np.ndarray, ta
                      scale: float) -> tuple[float, dict[str, np.ndarray]]:
     """``gradients`` from the index lists: the first layer as sums of rows, and its gradient
     added into the rows of the inputs that were active (two numba kernels; no dense inputs)."""
-    index, acc, out = _sparse_forward(params, us, them)
+    index, head, acc, out = _sparse_forward(params, us, them)
     b = len(target)
     k = scale * nn.OUTPUT_SCALE / 400
     p = sigmoid(k * out)
@@ -471,10 +509,12 @@ def sparse_gradients(params: nn.Parameters, us: np.ndarray, them: np.ndarray, ta
     threads = numba.get_num_threads()
     g_w1 = np.zeros((threads, params.w1.shape[0], params.hidden), dtype=acc.dtype)
     g_b1 = np.zeros((threads, params.hidden), dtype=acc.dtype)
-    g_w2 = np.zeros((threads, 2 * params.hidden), dtype=acc.dtype)
-    _backward_kernel(np.ascontiguousarray(params.w2, dtype=acc.dtype), index, acc, d_out, g_w1, g_b1, g_w2)
+    g_w2 = np.zeros((threads, params.heads, 2 * params.hidden), dtype=acc.dtype)
+    _backward_kernel(np.ascontiguousarray(params.w2, dtype=acc.dtype), head, index, acc, d_out,
+                     g_w1, g_b1, g_w2)
     return float(np.mean(error ** 2)), {"w1": g_w1.sum(axis=0), "b1": g_b1.sum(axis=0),
-                                        "w2": g_w2.sum(axis=0), "b2": d_out.sum()}
+                                        "w2": g_w2.sum(axis=0),
+                                        "b2": _head_sums(d_out, head, params.heads)}
 
 
 def mirror_files(inputs: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -526,7 +566,7 @@ def _train(batches: Batches, n: int, params: nn.Parameters, scale: float, *, epo
     """The training loop of fit and fit_stream: ``batches(rng)`` gives one epoch's (us, them,
     target) batches, ``n`` positions in all."""
     weights = {"w1": params.w1.copy(), "b1": params.b1.copy(), "w2": params.w2.copy(),
-               "b2": np.array(params.b2, dtype=np.float32)}
+               "b2": np.array(params.b2, dtype=np.float32)}  # (heads,)
     m = {name: np.zeros_like(value) for name, value in weights.items()}
     v = {name: np.zeros_like(value) for name, value in weights.items()}
     beta1, beta2, eps = 0.9, 0.999, 1e-8
@@ -534,7 +574,7 @@ def _train(batches: Batches, n: int, params: nn.Parameters, scale: float, *, epo
 
     def current() -> nn.Parameters:
         return nn.Parameters(weights["w1"].copy(), weights["b1"].copy(), weights["w2"].copy(),
-                             float(weights["b2"]))
+                             weights["b2"].copy())
 
     total = max(1, epochs * n)
     seen, step = 0, 0
@@ -611,8 +651,8 @@ def provenance(positions: int, paths: list[Path], args: argparse.Namespace, buck
             settings[key] = settings.get(key, 0) + header["count"]
     generators = "; ".join(f"{count:,} by {key}" for key, count in settings.items()) or "text files"
     return (f"{positions:,} training positions ({generators}); H = {args.hidden}, "
-            f"{buckets} king bucket(s), {epochs} epochs, lambda "
-            f"{args.result_share}; scripts/train.py, {time.strftime('%Y-%m-%d')}")
+            f"{buckets} king bucket(s), {args.output_buckets} output bucket(s) by men, {epochs} "
+            f"epochs, lambda {args.result_share}; scripts/train.py, {time.strftime('%Y-%m-%d')}")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -639,11 +679,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--king-buckets", action="store_true",
                         help=f"a first layer for each of the {nn.N_BUCKETS} king buckets of "
                              "engine/network.py (trained factorised)")
+    parser.add_argument("--output-buckets", type=int, default=1, metavar="N",
+                        help="N output layers, chosen by the number of men on the board "
+                             "(engine/network.py output_head; 8: one for each 4 men)")
     parser.add_argument("--no-mirror", dest="mirror", action="store_false",
                         help="do not mirror half of each batch a-file to h-file")
     parser.add_argument("--seed", type=int, default=1, help="seeds the initial weights and the batches")
     args = parser.parse_args(argv)
     buckets = nn.N_BUCKETS if args.king_buckets else 1
+    if not 1 <= args.output_buckets <= nn.MAX_HEADS:
+        parser.error(f"--output-buckets must be 1 to {nn.MAX_HEADS}")
 
     started = time.monotonic()
     # Flushed line by line, so that a run logging to a file can be followed.
@@ -673,8 +718,9 @@ def main(argv: list[str] | None = None) -> None:
         teacher_scale = fit_scale(train.score, train.result)
     valid_target = targets(valid, teacher_scale, args.result_share)
     log(f"teacher scale K_t = {teacher_scale:.4f}; lambda = {args.result_share}; "
-        f"H = {args.hidden}; king buckets: {buckets}; mirrored batches: {args.mirror}")
-    params = initialise(args.hidden, args.seed, buckets)
+        f"H = {args.hidden}; king buckets: {buckets}; output buckets: {args.output_buckets}; "
+        f"mirrored batches: {args.mirror}")
+    params = initialise(args.hidden, args.seed, buckets, args.output_buckets)
     log(f"start      validation {loss(params, valid, valid_target, teacher_scale):.6f}")
     if files is not None:
         params = fit_stream(stream, params, teacher_scale, args.result_share,

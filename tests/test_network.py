@@ -142,7 +142,7 @@ def test_a_saved_network_loads_back_unchanged(saved, tmp_path):
     _, network = saved
     nn.save_network(network.dequantised(), tmp_path / "again.npz")
     again = nn.load_network(tmp_path / "again.npz")
-    assert again.hidden == network.hidden and again.b2 == network.b2
+    assert again.hidden == network.hidden and (again.b2 == network.b2).all()
     for name in ("w1", "b1", "w2"):
         assert (getattr(again, name) == getattr(network, name)).all()
         assert getattr(again, name).dtype == np.int16 and getattr(again, name).flags.c_contiguous

@@ -103,7 +103,8 @@ def test_the_updated_first_layer_equals_the_fresh_one_as_kings_cross_buckets(buc
             nn.update(acc, child, before, white_before, boards_of(board),
                       np.uint64(board.occupied_co[chess.WHITE]), bucketed.w1)
             assert np.array_equal(child, fresh(board, bucketed)), (board.fen(), move.uci())
-            assert nn.output(child, board.turn, bucketed.w2, bucketed.b2) == nn.network_evaluate(board, bucketed)
+            assert nn.output(child, board.turn, np.uint64(board.occupied), bucketed.w2,
+                             bucketed.b2) == nn.network_evaluate(board, bucketed)
             acc = child
     assert min(crossings.values()) > 50, crossings
 

@@ -51,6 +51,6 @@ def test_updated_first_layer_equals_the_fresh_one_along_random_games() -> None:
             nn.update(acc, child, before, white_before, boards_of(board),
                       np.uint64(board.occupied_co[chess.WHITE]), net.w1)
             assert np.array_equal(child, fresh(board, net)), (board.fen(), move.uci())
-            assert nn.output(child, board.turn, net.w2, net.b2) == nn.network_evaluate(board, net)
+            assert nn.output(child, board.turn, np.uint64(board.occupied), net.w2, net.b2) == nn.network_evaluate(board, net)
             acc = child
     assert all(count > 0 for count in kinds.values()), kinds

@@ -210,6 +210,17 @@ def test_kernel_without_pruning_is_plain_negamax_with_a_king_bucket_network_eval
         assert agrees_with_negamax(board, 2, evaluation), board.fen()
 
 
+def test_kernel_without_pruning_is_plain_negamax_with_an_eight_head_network_evaluating() -> None:
+    # Captures in the tree move positions from one output head to the next; the endings use the
+    # heads of few men.
+    from test_network_heads import headed_parameters
+
+    evaluation = network.NetworkEvaluation(network.quantise(headed_parameters(16, seed=2)))
+    for board in (positions_along_random_games(12, seed=33) + chess960_positions(2, seed=33)
+                  + [chess.Board(fen) for fen in ENDINGS]):
+        assert agrees_with_negamax(board, 2, evaluation), board.fen()
+
+
 def test_the_oracle_sees_pruning_switched_on() -> None:
     # The oracle can fail: with the pruning of a real search the kernel's scores differ from
     # plain negamax's in some of these positions.
