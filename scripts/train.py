@@ -314,6 +314,20 @@ def initialise(hidden: int, seed: int, buckets: int = 1, heads: int = 1) -> nn.P
                          np.zeros(heads, dtype=np.float32))
 
 
+def warm_start(network: nn.Network, buckets: int = 1, heads: int = 1) -> nn.Parameters:
+    """A trained network's float parameters as the start of another run: its one output layer
+    copied into every head, and with king buckets its first layer as the factorised shared rows
+    (the bucket rows at zero), so that the new layout starts as exactly the old network."""
+    start = network.dequantised()
+    if start.buckets != 1 or start.heads not in (1, heads):
+        raise ValueError(f"a network of {start.buckets} king bucket(s) and {start.heads} head(s) "
+                         f"cannot start one of {buckets} and {heads}")
+    w1 = start.w1 if buckets == 1 else np.concatenate(
+        [start.w1, np.zeros((buckets * nn.N_INPUTS, start.hidden), dtype=np.float32)])
+    return nn.Parameters(w1, start.b1, np.tile(start.w2, (heads // start.heads, 1)),
+                         np.tile(start.b2, heads // start.heads).astype(np.float32))
+
+
 def fold(params: nn.Parameters) -> nn.Parameters:
     """The engine's layout of trained parameters: a factorised first layer (shared rows, then
     each bucket's) becomes each bucket's rows plus the shared ones; other layouts are unchanged."""
@@ -652,7 +666,9 @@ def provenance(positions: int, paths: list[Path], args: argparse.Namespace, buck
     generators = "; ".join(f"{count:,} by {key}" for key, count in settings.items()) or "text files"
     return (f"{positions:,} training positions ({generators}); H = {args.hidden}, "
             f"{buckets} king bucket(s), {args.output_buckets} output bucket(s) by men, {epochs} "
-            f"epochs, lambda {args.result_share}; scripts/train.py, {time.strftime('%Y-%m-%d')}")
+            f"epochs, lambda {args.result_share}; scripts/train.py, {time.strftime('%Y-%m-%d')}"
+            + (f"; continued from {args.init.name} ({nn.network_provenance(args.init)})"
+               if args.init is not None else ""))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -682,6 +698,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--output-buckets", type=int, default=1, metavar="N",
                         help="N output layers, chosen by the number of men on the board "
                              "(engine/network.py output_head; 8: one for each 4 men)")
+    parser.add_argument("--init", type=Path, metavar="NPZ",
+                        help="start from this weight file (e.g. the shipped network: its training "
+                             "continues on the data given) instead of random weights; H from it")
     parser.add_argument("--no-mirror", dest="mirror", action="store_false",
                         help="do not mirror half of each batch a-file to h-file")
     parser.add_argument("--seed", type=int, default=1, help="seeds the initial weights and the batches")
@@ -690,6 +709,10 @@ def main(argv: list[str] | None = None) -> None:
     if not 1 <= args.output_buckets <= nn.MAX_HEADS:
         parser.error(f"--output-buckets must be 1 to {nn.MAX_HEADS}")
 
+    start = None
+    if args.init is not None:
+        start = nn.load_network(args.init)
+        args.hidden = start.hidden
     started = time.monotonic()
     # Flushed line by line, so that a run logging to a file can be followed.
     log = functools.partial(print, flush=True)
@@ -720,7 +743,11 @@ def main(argv: list[str] | None = None) -> None:
     log(f"teacher scale K_t = {teacher_scale:.4f}; lambda = {args.result_share}; "
         f"H = {args.hidden}; king buckets: {buckets}; output buckets: {args.output_buckets}; "
         f"mirrored batches: {args.mirror}")
-    params = initialise(args.hidden, args.seed, buckets, args.output_buckets)
+    if start is None:
+        params = initialise(args.hidden, args.seed, buckets, args.output_buckets)
+    else:
+        params = warm_start(start, buckets, args.output_buckets)
+        log(f"started from {args.init}: {nn.network_provenance(args.init)}")
     log(f"start      validation {loss(params, valid, valid_target, teacher_scale):.6f}")
     if files is not None:
         params = fit_stream(stream, params, teacher_scale, args.result_share,

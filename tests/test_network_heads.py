@@ -258,3 +258,12 @@ def test_the_training_script_writes_an_eight_head_network_and_records_its_heads(
     assert f"output buckets: {HEADS}" in printed and "integer kernel" in printed
     with pytest.raises(SystemExit):
         train.main([str(path), "--output-buckets", "0", "--out", str(tmp_path / "no.npz")])
+
+
+@pytest.mark.parametrize("heads, buckets", [(1, 1), (8, 1), (8, nn.N_BUCKETS)])
+def test_a_run_started_from_a_network_scores_as_that_network(heads, buckets):
+    network = nn.default_network()
+    start = nn.quantise(train.fold(train.warm_start(network, buckets, heads)))
+    assert start.heads == heads and start.buckets == buckets
+    for board in game_positions(range(3), plies=120, every=4):
+        assert nn.network_evaluate(board, start) == nn.network_evaluate(board, network), board.fen()
