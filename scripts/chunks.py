@@ -264,6 +264,19 @@ def start_of(board: chess.Board, result: int = 1) -> np.ndarray:
     return start
 
 
+def board_of_start(start: np.void | np.ndarray) -> chess.Board:
+    """The position a chain starts from (its castling rights exactly)."""
+    start = np.asarray(start, dtype=START).reshape(1)
+    record = np.zeros(1, dtype=RECORD)
+    for name in ("occupancy", "pieces", "ep", "halfmove", "fullmove"):
+        record[name] = start[name]
+    record["flags"] = start["flags"] & (1 | CHESS960)
+    board = board_of(record[0])
+    castling = int(start["castling"][0])
+    board.castling_rights = (castling & 0xFF) | (castling >> 8) << 56
+    return board
+
+
 def move_entry(move: chess.Move | None, kept: bool) -> int:
     """A chain's entry for a position: the move played from it (None for a chain's last
     position) and whether the position is kept."""
