@@ -75,7 +75,7 @@ NO_EP = 255
 SCORE_LIMIT = 32000  # scores are clamped to int16's range (with room)
 
 _HEAD = struct.Struct("<8sII")
-# The generator's per-position form (see raw): the bitboards as they are, packed at the game's end.
+# A position as bitboards (see raw), cheap to take one at a time and packed into records together.
 RAW = np.dtype([("pawns", "<u8"), ("knights", "<u8"), ("bishops", "<u8"), ("rooks", "<u8"),
                 ("queens", "<u8"), ("kings", "<u8"), ("white", "<u8"), ("key", "<u8"),
                 ("score", "<i2"), ("flags", "u1"), ("ep", "u1"), ("halfmove", "u1"),
@@ -145,9 +145,9 @@ def legal_ep(board: chess.Board) -> int:
 
 
 def raw(board: chess.Board, key: int, white_score: int) -> bytes:
-    """A position as the generator collects it during a game (its bitboards, cheap to take):
-    ``records_from_raw`` turns a game's worth into records once the result is known. Empty for
-    the rare Chess960 position whose castling right is not the outermost rook's."""
+    """A position as its bitboards, cheap to take: ``records_from_raw`` turns many into records
+    at once (with their result). Empty for the rare Chess960 position whose castling right is not
+    the outermost rook's."""
     flags = record_flags(board)
     if flags is None:
         return b""
@@ -324,6 +324,7 @@ class Chains:
 
 def _write(folder: Path, name: str, version: int, meta: dict, data: bytes) -> Path:
     """Writes a chunk atomically (temporary file, fsync, rename) as ``folder/name``."""
+    meta = {k: v for k, v in meta.items() if k != "version"}  # (read_header's: the file says it)
     encoded = json.dumps(meta, sort_keys=True).encode()
     folder.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=SUFFIX)
@@ -473,6 +474,13 @@ def iter_records(paths: list[Path]) -> Iterator[np.ndarray]:
         yield read_chunk(path)
 
 
+def _sorted_unique(keys: np.ndarray) -> np.ndarray:
+    """``np.unique(keys)``: sorted, each key once. (NumPy 2.4's ``unique`` took 4.8 s for 4.7M
+    keys where ``sort`` takes 0.12 s, and the generator's start-up merges every chunk's keys.)"""
+    keys = np.sort(keys)
+    return keys[np.concatenate(([True], keys[1:] != keys[:-1]))] if len(keys) else keys
+
+
 class KeySet:
     """A set of 64-bit keys for tens of millions of positions: sorted numpy arrays (8 bytes a
     key, where a Python set takes about 70), merged like a binary counter so that adding stays
@@ -485,11 +493,10 @@ class KeySet:
         return sum(len(level) for level in self.levels)
 
     def add(self, keys: np.ndarray) -> None:
-        keys = np.unique(np.asarray(keys, dtype=np.uint64))
-        self.levels.append(keys)
+        self.levels.append(_sorted_unique(np.asarray(keys, dtype=np.uint64)))
         while len(self.levels) > 1 and len(self.levels[-2]) <= 2 * len(self.levels[-1]):
             top = self.levels.pop()
-            self.levels[-1] = np.union1d(self.levels[-1], top)
+            self.levels[-1] = _sorted_unique(np.concatenate([self.levels[-1], top]))
 
     def contains(self, keys: np.ndarray) -> np.ndarray:
         """A bool array: which of ``keys`` are in the set."""

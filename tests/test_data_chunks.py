@@ -399,7 +399,8 @@ def test_the_generator_resumes_after_kill_9_without_repeating_a_position(tmp_pat
     oldest = chunks.chunk_paths(folder)[0]
     old_header, _ = chunks.read_header(oldest)
     assert old_header["version"] == 2
-    chunks.write_chunk(folder, oldest.name, chunks.read_chunk(oldest), old_header)
+    chunks.write_chunk(folder, oldest.name, chunks.read_chunk(oldest),
+                       {k: v for k, v in old_header.items() if k not in ("chains", "entries")})
     before = {p.name: p.read_bytes() for p in chunks.chunk_paths(folder)}
     assert len(before) >= 2
     count = sum(len(chunks.read_chunk(folder / name)) for name in before)
