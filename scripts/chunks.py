@@ -420,16 +420,16 @@ def decode(starts: np.ndarray, entries: np.ndarray, scores: np.ndarray,
     pieces = np.zeros((len(records), 16), dtype=np.uint8)
     fields = {name: np.zeros(len(records), dtype=RECORD[name])
               for name in ("flags", "ep", "halfmove", "fullmove", "result")}
-    lengths = np.ascontiguousarray(starts["length"]).astype(np.int64)
+    lengths = starts["length"].astype(np.int64)
     if lengths.sum() != len(entries):
         raise ValueError("the chains' lengths do not match their entries")
-    found = replay(np.ascontiguousarray(starts["occupancy"]), np.ascontiguousarray(starts["pieces"]),
-                   np.ascontiguousarray(starts["castling"]), np.ascontiguousarray(starts["flags"]),
-                   np.ascontiguousarray(starts["ep"]), np.ascontiguousarray(starts["halfmove"]),
-                   np.ascontiguousarray(starts["fullmove"]), np.ascontiguousarray(starts["result"]),
-                   lengths, np.ascontiguousarray(entries, dtype=np.uint16), keys_only, occupancy,
-                   pieces, keys, fields["flags"], fields["ep"], fields["halfmove"],
-                   fields["fullmove"], fields["result"])
+    # Copies: contiguous and writable whatever the caller's arrays are (numba compiles the kernel
+    # again for each kind of array it meets).
+    found = replay(*(starts[name].copy() for name in ("occupancy", "pieces", "castling", "flags", "ep",
+                                                      "halfmove", "fullmove", "result")),
+                   lengths, np.array(entries, dtype=np.uint16), bool(keys_only), occupancy, pieces,
+                   keys, fields["flags"], fields["ep"], fields["halfmove"], fields["fullmove"],
+                   fields["result"])
     if found < 0:
         raise ValueError(f"chain {-1 - found}: a move from a square without a man of the side to move")
     if found != n:

@@ -277,6 +277,24 @@ def test_version_2_chunks_round_trip_through_files_and_a_torn_one_is_refused(tmp
         chunks.decode(*broken.arrays())
 
 
+def test_the_decoders_compiled_cache_goes_when_the_engine_it_was_compiled_from_changes(tmp_path):
+    import chain_replay
+
+    cache = tmp_path / "__pycache__"
+    cache.mkdir()
+    compiled = [cache / "chain_replay.replay-40.py311.nbi", cache / "chain_replay.replay-40.py311.1.nbc"]
+    other = cache / "chunks.cpython-311.pyc"
+    for path in [*compiled, other]:
+        path.write_bytes(b"x")
+    (cache / "chain_replay.digest").write_text("an older engine")
+    assert chain_replay.clear_stale_cache(cache)
+    assert not any(path.exists() for path in compiled) and other.exists()
+    for path in compiled:
+        path.write_bytes(b"x")  # compiled again from this source: kept from now on
+    assert not chain_replay.clear_stale_cache(cache)
+    assert all(path.exists() for path in compiled)
+
+
 def version_1_sample(folder: Path) -> list[Path]:
     """Version-1 chunks as the old generator wrote them (whole games of kept positions in order,
     the positions between them missing, a position written once), and one with its records
