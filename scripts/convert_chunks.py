@@ -121,16 +121,15 @@ class _Bridge:
             elif self.halfmove == depth - 1:
                 zeroing = True
         from_mask, to_mask = difference, chess.BB_ALL if depth > 1 else difference
-        if board.castling_rights:
-            # A Chess960 king may castle onto its own square, or its rook stay where it is: the
-            # castling moves (king, rook's square) whatever changed.
-            from_mask |= board.kings & board.occupied_co[board.turn]
-            to_mask |= board.castling_rights
         if zeroing is False:
             from_mask &= ~board.pawns
             to_mask &= ~board.occupied_co[not board.turn]
         moves = [move for move in board.generate_legal_moves(from_mask, to_mask)
                  if not zeroing or board.is_zeroing(move)]
+        if board.castling_rights and not zeroing:
+            # A Chess960 king may castle onto its own square, or its rook stay where it is: the
+            # castling moves whatever changed.
+            moves += [move for move in board.generate_castling_moves() if move not in moves]
         # Moves that bring a man to its square in the target first.
         moves.sort(key=self._lands, reverse=True)
         for move in moves:
