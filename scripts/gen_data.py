@@ -228,7 +228,8 @@ def play_game(teacher: RawTeacher, rng: random.Random, openings: list[str],
         return None, searches, board.ply() - start_ply
     start["result"] = result
     game = (start.tobytes(), np.array(entries, dtype="<u2").tobytes(),
-            np.array(keys, dtype="<u8").tobytes(), np.array(scores, dtype="<i2").tobytes())
+            np.array(keys, dtype="<u8").tobytes(),
+            np.clip(scores, -chunks.SCORE_LIMIT, chunks.SCORE_LIMIT).astype("<i2").tobytes())
     return game, searches, board.ply() - start_ply
 
 
