@@ -4,12 +4,13 @@ scripts/gen_data.py writes chunks, scripts/train.py streams them, the tests chec
 A chunk is one file holding whole games' positions (so that validation can hold out whole chunks):
 
     b"BRDNCHNK"                 8 bytes, the magic
-    uint32 little-endian        version (1)
+    uint32 little-endian        version (1 or 2)
     uint32 little-endian        length L of the JSON header
-    L bytes                     JSON header: {"count": n, "record_size": 40, "nodes": ..., ...}
-    n records of 40 bytes       RECORD below
+    L bytes                     JSON header: {"count": n, "nodes": ..., ...}, n kept positions
+    the body                    version 1: n RECORDs; version 2: game chains
 
-A record is one position with its labels (little-endian, no padding):
+Both versions read back as the same records (``read_chunk``: a RECORD array), so a folder may mix
+them. A record is one position with its labels (little-endian, no padding):
 
     occupancy  uint64    bit i set when square i (a1 = 0 .. h8 = 63) holds a man
     pieces     16 bytes  one nibble a man, in ascending square order, low nibble first:
@@ -24,8 +25,27 @@ A record is one position with its labels (little-endian, no padding):
     halfmove   uint8     halfmove clock (capped at 255)
     fullmove   uint16    fullmove number (capped at 65535)
 
-40 bytes a position, 25 million positions a gigabyte. Files are written to a temporary name and
-renamed, so a chunk is either whole or absent, whenever the writer is stopped.
+Version 1's body is the records themselves, 40 bytes a position ("record_size": 40 in the header).
+Version 2's body is the games as chains ("chains": c, "entries": e in the header), 5.3 bytes a
+position as the generator writes them (1.4 entries a kept position):
+
+    c starts of 36 bytes        START: a position as a record has it, but castling rights as the
+                                rook files (bits 0..7 rank 1, 8..15 rank 8, so any Chess960 right
+                                is exact), the result, and the chain's length in positions
+    e entries, uint16           one for each position of each chain, chain after chain: the move
+                                played from it (origin | target << 6 | promotion << 12, 0..3
+                                knight..queen, read when a pawn reaches the last rank; castling as
+                                python-chess writes it) and bit 14 when the position is kept; the
+                                last position's move is not played
+    n scores, int16             the kept positions' scores, in chain order
+
+A chain may start at any position, so any sequence of records has a version-2 form (a chain a
+record at worst: 40 bytes); the generator writes a chain a game, and scripts/convert_chunks.py
+chains version-1 records by finding the moves between them. Keys are not stored: the decoder
+(scripts/chain_replay.py) replays the moves and updates the key move by move.
+
+Files are written to a temporary name and renamed, so a chunk is either whole or absent, whenever
+the writer is stopped.
 
 The data folder is ``$BRUDNO_DATA`` if set, else ``~/.local/share/brudno/data``: outside the
 checkout, so it survives a fresh clone and grows across runs.
@@ -43,7 +63,8 @@ import chess
 import numpy as np
 
 MAGIC = b"BRDNCHNK"
-VERSION = 1
+VERSION = 2  # what write_chains writes (write_chunk writes version 1)
+VERSIONS = (1, 2)
 SUFFIX = ".bdc"
 RECORD = np.dtype([("occupancy", "<u8"), ("pieces", "u1", (16,)), ("key", "<u8"),
                    ("score", "<i2"), ("result", "u1"), ("flags", "u1"), ("ep", "u1"),
@@ -54,13 +75,20 @@ NO_EP = 255
 SCORE_LIMIT = 32000  # scores are clamped to int16's range (with room)
 
 _HEAD = struct.Struct("<8sII")
-# The generator's per-position form (see raw): the bitboards as they are, packed at the game's end.
+# A position as bitboards (see raw), cheap to take one at a time and packed into records together.
 RAW = np.dtype([("pawns", "<u8"), ("knights", "<u8"), ("bishops", "<u8"), ("rooks", "<u8"),
                 ("queens", "<u8"), ("kings", "<u8"), ("white", "<u8"), ("key", "<u8"),
                 ("score", "<i2"), ("flags", "u1"), ("ep", "u1"), ("halfmove", "u1"),
                 ("fullmove", "<u2")])
 _RAW = struct.Struct("<QQQQQQQQhBBBH")
 assert _RAW.size == RAW.itemsize
+# Version 2: a chain's start (see the module's docstring), its entries and the kept positions' scores.
+START = np.dtype([("occupancy", "<u8"), ("pieces", "u1", (16,)), ("castling", "<u2"),
+                  ("flags", "u1"), ("ep", "u1"), ("halfmove", "u1"), ("fullmove", "<u2"),
+                  ("result", "u1"), ("length", "<u4")])
+assert START.itemsize == 36
+KEPT = 1 << 14  # an entry's bit: the position is kept (a record)
+_PROMOTION_CODE = {chess.KNIGHT: 0, chess.BISHOP: 1, chess.ROOK: 2, chess.QUEEN: 3}
 
 # Castling right bits as python-chess's castling_rights mask has them (standard chess).
 _CASTLING = ((chess.BB_H1, 2), (chess.BB_A1, 4), (chess.BB_H8, 8), (chess.BB_A8, 16))
@@ -88,10 +116,9 @@ def data_folder() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".local" / "share" / "brudno" / "data"
 
 
-def raw(board: chess.Board, key: int, white_score: int) -> bytes:
-    """A position as the generator collects it during a game (its bitboards, cheap to take):
-    ``records_from_raw`` turns a game's worth into records once the result is known. Empty for
-    the rare Chess960 position whose castling right is not the outermost rook's."""
+def record_flags(board: chess.Board) -> int | None:
+    """The flags byte of ``board``'s record; None for the rare Chess960 position whose castling
+    right is not the outermost rook's (X-FEN would need its file: such positions are not kept)."""
     rights = board.clean_castling_rights()
     flags = int(board.turn == chess.WHITE)
     if board.chess960:
@@ -102,19 +129,32 @@ def raw(board: chess.Board, key: int, white_score: int) -> bytes:
                     if board.color_at(sq) == color and (sq > king) == h_side]
             if rook:
                 if rook[0] != _outermost_rook(board, color, h_side):
-                    return b""  # an inner rook's right: rare, and X-FEN would need its file
+                    return None
                 flags |= bit
     else:
         for mask, bit in _CASTLING:
             if rights & mask:
                 flags |= bit
+    return flags
+
+
+def legal_ep(board: chess.Board) -> int:
+    """The record's en passant field: the square when an en passant capture is legal, else 255."""
     ep = board.ep_square
-    if ep is not None and not board.has_legal_en_passant():
-        ep = None
+    return NO_EP if ep is None or not board.has_legal_en_passant() else ep
+
+
+def raw(board: chess.Board, key: int, white_score: int) -> bytes:
+    """A position as its bitboards, cheap to take: ``records_from_raw`` turns many into records
+    at once (with their result). Empty for the rare Chess960 position whose castling right is not
+    the outermost rook's."""
+    flags = record_flags(board)
+    if flags is None:
+        return b""
     return _RAW.pack(board.pawns, board.knights, board.bishops, board.rooks, board.queens,
                      board.kings, board.occupied_co[chess.WHITE], key,
                      max(-SCORE_LIMIT, min(SCORE_LIMIT, int(white_score))), flags,
-                     NO_EP if ep is None else ep, min(board.halfmove_clock, 255),
+                     legal_ep(board), min(board.halfmove_clock, 255),
                      min(board.fullmove_number, 65535))
 
 
@@ -203,21 +243,96 @@ def board_of(record: np.void | np.ndarray) -> chess.Board:
     return board
 
 
-def write_chunk(folder: Path, name: str, records: bytes | np.ndarray, header: dict) -> Path:
-    """Writes a chunk atomically (temporary file, fsync, rename) as ``folder/name``; returns its
-    path. ``records`` is the packed records, as bytes or a RECORD array."""
-    data = records.tobytes() if isinstance(records, np.ndarray) else bytes(records)
-    if len(data) % RECORD_SIZE:
-        raise ValueError("records are not a whole number of 40-byte records")
-    meta = json.dumps({**header, "count": len(data) // RECORD_SIZE, "record_size": RECORD_SIZE},
-                      sort_keys=True).encode()
+def start_of(board: chess.Board, result: int = 1) -> np.ndarray:
+    """A chain's start at ``board`` (at most 32 men) in a game whose result for White is
+    ``result``: a START array of one, its length 0 until ``Chains.add``."""
+    start = np.zeros(1, dtype=START)
+    nibbles = [piece.piece_type - 1 + (0 if piece.color else 6)
+               for piece in map(board.piece_at, chess.scan_forward(board.occupied))]
+    if len(nibbles) > 32:
+        raise ValueError("more than 32 men")
+    nibbles += [0] * (32 - len(nibbles))
+    rights = board.clean_castling_rights()
+    start["occupancy"] = board.occupied
+    start["pieces"] = [nibbles[i] | nibbles[i + 1] << 4 for i in range(0, 32, 2)]
+    start["castling"] = (rights & 0xFF) | (rights >> 56) << 8
+    start["flags"] = int(board.turn == chess.WHITE) | (CHESS960 if board.chess960 else 0)
+    start["ep"] = legal_ep(board)
+    start["halfmove"] = min(board.halfmove_clock, 255)
+    start["fullmove"] = min(board.fullmove_number, 65535)
+    start["result"] = result
+    return start
+
+
+def board_of_start(start: np.void | np.ndarray) -> chess.Board:
+    """The position a chain starts from (its castling rights exactly)."""
+    start = np.asarray(start, dtype=START).reshape(1)
+    record = np.zeros(1, dtype=RECORD)
+    for name in ("occupancy", "pieces", "ep", "halfmove", "fullmove"):
+        record[name] = start[name]
+    record["flags"] = start["flags"] & (1 | CHESS960)
+    board = board_of(record[0])
+    castling = int(start["castling"][0])
+    board.castling_rights = (castling & 0xFF) | (castling >> 8) << 56
+    return board
+
+
+def move_entry(move: chess.Move | None, kept: bool) -> int:
+    """A chain's entry for a position: the move played from it (None for a chain's last
+    position) and whether the position is kept."""
+    entry = KEPT if kept else 0
+    if move is not None:
+        entry |= move.from_square | move.to_square << 6
+        if move.promotion:
+            entry |= _PROMOTION_CODE[move.promotion] << 12
+    return entry
+
+
+class Chains:
+    """Game chains collected for a version-2 chunk."""
+
+    def __init__(self) -> None:
+        self.starts: list[np.ndarray] = []
+        self.entries: list[np.ndarray] = []
+        self.scores: list[np.ndarray] = []
+        self.count = 0  # kept positions
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def add(self, start: np.ndarray | bytes, entries, scores) -> None:
+        """A chain: its start (``start_of``, or its bytes), an entry for each of its positions
+        (``move_entry``) and the scores of the kept ones (cp, White's view)."""
+        start = np.frombuffer(start, dtype=START) if isinstance(start, bytes) else start
+        start = np.array(start, dtype=START).reshape(1)
+        entries = np.asarray(entries, dtype="<u2")
+        scores = np.clip(np.asarray(scores), -SCORE_LIMIT, SCORE_LIMIT).astype("<i2")
+        if not len(entries) or np.count_nonzero(entries & KEPT) != len(scores):
+            raise ValueError("a chain needs a position, and a score for each kept one")
+        start["length"] = len(entries)
+        self.starts.append(start)
+        self.entries.append(entries)
+        self.scores.append(scores)
+        self.count += len(scores)
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(starts, entries, scores), each chain's after the one before."""
+        return (np.concatenate(self.starts) if self.starts else np.zeros(0, dtype=START),
+                np.concatenate(self.entries) if self.entries else np.zeros(0, dtype="<u2"),
+                np.concatenate(self.scores) if self.scores else np.zeros(0, dtype="<i2"))
+
+
+def _write(folder: Path, name: str, version: int, meta: dict, data: bytes) -> Path:
+    """Writes a chunk atomically (temporary file, fsync, rename) as ``folder/name``."""
+    meta = {k: v for k, v in meta.items() if k != "version"}  # (read_header's: the file says it)
+    encoded = json.dumps(meta, sort_keys=True).encode()
     folder.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=SUFFIX)
     try:
         os.fchmod(fd, 0o644)  # mkstemp's 0600 would hide the data from other users' trainers
         with os.fdopen(fd, "wb") as f:
-            f.write(_HEAD.pack(MAGIC, VERSION, len(meta)))
-            f.write(meta)
+            f.write(_HEAD.pack(MAGIC, version, len(encoded)))
+            f.write(encoded)
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
@@ -235,32 +350,115 @@ def write_chunk(folder: Path, name: str, records: bytes | np.ndarray, header: di
     return path
 
 
+def write_chunk(folder: Path, name: str, records: bytes | np.ndarray, header: dict) -> Path:
+    """Writes a version-1 chunk of records atomically as ``folder/name``; returns its path.
+    ``records`` is the packed records, as bytes or a RECORD array."""
+    data = records.tobytes() if isinstance(records, np.ndarray) else bytes(records)
+    if len(data) % RECORD_SIZE:
+        raise ValueError("records are not a whole number of 40-byte records")
+    meta = {**header, "count": len(data) // RECORD_SIZE, "record_size": RECORD_SIZE}
+    return _write(folder, name, 1, meta, data)
+
+
+def write_chains(folder: Path, name: str, chains: Chains, header: dict) -> Path:
+    """Writes a version-2 chunk of game chains atomically as ``folder/name``; returns its path."""
+    starts, entries, scores = chains.arrays()
+    meta = {**header, "count": len(scores), "chains": len(starts), "entries": len(entries)}
+    return _write(folder, name, 2, meta, starts.tobytes() + entries.tobytes() + scores.tobytes())
+
+
+def _body_size(version: int, header: dict) -> int:
+    if version == 1:
+        return header["count"] * RECORD_SIZE
+    return header["chains"] * START.itemsize + 2 * header["entries"] + 2 * header["count"]
+
+
 def read_header(path: Path) -> tuple[dict, int]:
-    """A chunk's JSON header and the byte offset of its first record; ValueError if ``path``
-    is not a whole chunk."""
+    """A chunk's JSON header (with its "version" added) and the byte offset of its body;
+    ValueError if ``path`` is not a whole chunk."""
     with open(path, "rb") as f:
         head = f.read(_HEAD.size)
         if len(head) < _HEAD.size:
             raise ValueError(f"{path}: too short for a chunk")
         magic, version, length = _HEAD.unpack(head)
-        if magic != MAGIC or version != VERSION:
-            raise ValueError(f"{path}: not a version {VERSION} chunk")
+        if magic != MAGIC or version not in VERSIONS:
+            raise ValueError(f"{path}: not a chunk of version {' or '.join(map(str, VERSIONS))}")
         header = json.loads(f.read(length))
     offset = _HEAD.size + length
-    if path.stat().st_size != offset + header["count"] * RECORD_SIZE:
-        raise ValueError(f"{path}: size does not match its {header['count']} records")
+    if path.stat().st_size != offset + _body_size(version, header):
+        raise ValueError(f"{path}: size does not match its header")
+    header["version"] = version
     return header, offset
 
 
-def read_chunk(path: Path) -> np.ndarray:
-    """A chunk's records (a RECORD array)."""
+def read_chains(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A version-2 chunk's (starts, entries, scores)."""
     header, offset = read_header(path)
-    return np.fromfile(path, dtype=RECORD, count=header["count"], offset=offset)
+    if header["version"] != 2:
+        raise ValueError(f"{path}: not a version 2 chunk")
+    data = path.read_bytes()
+    chains, entries = header["chains"], header["entries"]
+    starts = np.frombuffer(data, dtype=START, count=chains, offset=offset)
+    offset += starts.nbytes
+    # Copies: aligned, as the decoder's kernel wants them.
+    moves = np.frombuffer(data, dtype="<u2", count=entries, offset=offset).copy()
+    offset += moves.nbytes
+    scores = np.frombuffer(data, dtype="<i2", count=header["count"], offset=offset).copy()
+    return starts, moves, scores
+
+
+def decode(starts: np.ndarray, entries: np.ndarray, scores: np.ndarray,
+           keys_only: bool = False) -> np.ndarray:
+    """The records (a RECORD array) of the kept positions of chains, or with ``keys_only``
+    just their keys (uint64): the moves replayed (scripts/chain_replay.py)."""
+    from chain_replay import replay  # numba, compiled on first use: only version 2 needs it
+
+    n = len(scores)
+    records = np.zeros(0 if keys_only else n, dtype=RECORD)
+    keys = np.zeros(n, dtype=np.uint64)
+    occupancy = np.zeros(len(records), dtype=np.uint64)
+    pieces = np.zeros((len(records), 16), dtype=np.uint8)
+    fields = {name: np.zeros(len(records), dtype=RECORD[name])
+              for name in ("flags", "ep", "halfmove", "fullmove", "result")}
+    lengths = starts["length"].astype(np.int64)
+    if lengths.sum() != len(entries):
+        raise ValueError("the chains' lengths do not match their entries")
+    # Copies: contiguous and writable whatever the caller's arrays are (numba compiles the kernel
+    # again for each kind of array it meets).
+    found = replay(*(starts[name].copy() for name in ("occupancy", "pieces", "castling", "flags", "ep",
+                                                      "halfmove", "fullmove", "result")),
+                   lengths, np.array(entries, dtype=np.uint16), bool(keys_only), occupancy, pieces,
+                   keys, fields["flags"], fields["ep"], fields["halfmove"], fields["fullmove"],
+                   fields["result"])
+    if found < 0:
+        raise ValueError(f"chain {-1 - found}: a move from a square without a man of the side to move")
+    if found != n:
+        raise ValueError(f"{found} kept positions for {n} scores")
+    if keys_only:
+        return keys
+    records["occupancy"] = occupancy
+    records["pieces"] = pieces
+    records["key"] = keys
+    records["score"] = scores
+    for name, values in fields.items():
+        records[name] = values
+    return records
+
+
+def read_chunk(path: Path) -> np.ndarray:
+    """A chunk's records (a RECORD array), of either version."""
+    header, offset = read_header(path)
+    if header["version"] == 1:
+        return np.fromfile(path, dtype=RECORD, count=header["count"], offset=offset)
+    return decode(*read_chains(path))
 
 
 def read_keys(path: Path) -> np.ndarray:
     """A chunk's Zobrist keys (uint64), without decoding the rest."""
-    return read_chunk(path)["key"].copy()
+    header, offset = read_header(path)
+    if header["version"] == 1:
+        return np.fromfile(path, dtype=RECORD, count=header["count"], offset=offset)["key"].copy()
+    return decode(*read_chains(path), keys_only=True)
 
 
 def chunk_paths(folder: Path) -> list[Path]:
@@ -276,6 +474,13 @@ def iter_records(paths: list[Path]) -> Iterator[np.ndarray]:
         yield read_chunk(path)
 
 
+def _sorted_unique(keys: np.ndarray) -> np.ndarray:
+    """``np.unique(keys)``: sorted, each key once. (NumPy 2.4's ``unique`` took 4.8 s for 4.7M
+    keys where ``sort`` takes 0.12 s, and the generator's start-up merges every chunk's keys.)"""
+    keys = np.sort(keys)
+    return keys[np.concatenate(([True], keys[1:] != keys[:-1]))] if len(keys) else keys
+
+
 class KeySet:
     """A set of 64-bit keys for tens of millions of positions: sorted numpy arrays (8 bytes a
     key, where a Python set takes about 70), merged like a binary counter so that adding stays
@@ -288,11 +493,10 @@ class KeySet:
         return sum(len(level) for level in self.levels)
 
     def add(self, keys: np.ndarray) -> None:
-        keys = np.unique(np.asarray(keys, dtype=np.uint64))
-        self.levels.append(keys)
+        self.levels.append(_sorted_unique(np.asarray(keys, dtype=np.uint64)))
         while len(self.levels) > 1 and len(self.levels[-2]) <= 2 * len(self.levels[-1]):
             top = self.levels.pop()
-            self.levels[-1] = np.union1d(self.levels[-1], top)
+            self.levels[-1] = _sorted_unique(np.concatenate([self.levels[-1], top]))
 
     def contains(self, keys: np.ndarray) -> np.ndarray:
         """A bool array: which of ``keys`` are in the set."""

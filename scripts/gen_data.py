@@ -20,13 +20,15 @@ it sends ``position fen <a position after a capture or pawn move> moves <the mov
 (Stockfish replays the whole move list on every ``position``: from the start that cost 0.3 ms a
 search at 100 plies), reads the answer as raw bytes and looks only at the last score, never asks
 python-chess for legal moves during the game (checkmate and stalemate come from ``bestmove
-(none)``, repetitions from the Zobrist keys it computes anyway), and keeps a position as its
-bitboards, packed with numpy once the game's result is known.
+(none)``, repetitions from the Zobrist keys it computes anyway), and keeps the game as its chain
+(scripts/chunks.py, version 2): the start position, a 16-bit entry a position (the move played,
+whether the position is kept), and the kept positions' keys and scores.
 
-The parent process alone writes: it drops positions whose Zobrist key is already in a chunk (or in
-the chunk being filled), and writes a chunk of whole games atomically every ``--chunk-size``
-positions, so a stop of any kind (kill -9 included) loses at most the chunk being filled. Started
-again, it reads the keys of the chunks there are and carries on. A lock file keeps a second
+The parent process alone writes: a kept position whose Zobrist key is already in a chunk (or in
+the chunk being filled) is no longer kept (its move stays: the chain goes on), and a chunk of whole
+games is written atomically every ``--chunk-size`` kept positions, so a stop of any kind (kill -9
+included) loses at most the chunk being filled. Started again, it reads the keys of the chunks
+there are (of either version: a folder may mix them) and carries on. A lock file keeps a second
 generator out of the same folder.
 """
 from __future__ import annotations
@@ -130,9 +132,10 @@ class RawTeacher:
 
 
 def play_game(teacher: RawTeacher, rng: random.Random, openings: list[str],
-              args: argparse.Namespace, key_and_check) -> tuple[bytes, int, int]:
-    """One self-play game; (its kept positions as packed records with the result filled in,
-    searches made, plies played)."""
+              args: argparse.Namespace, key_and_check) -> tuple[tuple[bytes, ...] | None, int, int]:
+    """One self-play game; (its chain as (start, entries, keys, scores) bytes: the start
+    position with the result, an entry a position (scripts/chunks.py), the keys and scores of
+    the kept positions; None if none is kept), searches made, plies played)."""
     chess960 = rng.random() < args.chess960
     # Chess960 games start from one of the 960 start positions: the pieces on home squares the
     # 8-move openings never have (the network misjudged them: docs/chess960.md).
@@ -145,10 +148,13 @@ def play_game(teacher: RawTeacher, rng: random.Random, openings: list[str],
     for _ in range(2 * rng.randint((low + 1) // 2, args.random_plies // 2)):
         moves = list(board.legal_moves)
         if not moves:
-            return b"", 0, 0
+            return None, 0, 0
         board.push(rng.choice(moves))
     if not any(board.legal_moves):
-        return b"", 0, 0
+        return None, 0, 0
+    # The chain's start, with the castling rights the keys below are computed from.
+    board.castling_rights = board.clean_castling_rights()
+    start = chunks.start_of(board)
     adjudicate = rng.random() >= args.play_out
     go = f"\ngo nodes {args.nodes}\n".encode()
     teacher.set_chess960(chess960)
@@ -159,9 +165,12 @@ def play_game(teacher: RawTeacher, rng: random.Random, openings: list[str],
     base = b"position fen " + board.fen().encode()
     tail: list[bytes] = []
     repeats: dict[int, int] = {}
-    kept: list[bytes] = []
+    entries: list[int] = []  # one a position: the move played from it, and whether it is kept
+    keys: list[int] = []  # the kept positions'
+    scores: list[int] = []
     searches, decisive, drawish = 0, 0, 0
-    raw, is_capture, push, from_uci = chunks.raw, board.is_capture, board.push, chess.Move.from_uci
+    entry = chunks.move_entry
+    is_capture, push, from_uci = board.is_capture, board.push, chess.Move.from_uci
     start_ply = board.ply()
     result = 1
     while True:
@@ -169,8 +178,10 @@ def play_game(teacher: RawTeacher, rng: random.Random, openings: list[str],
         seen = repeats.get(key, 0) + 1
         repeats[key] = seen
         if seen >= 3 or board.halfmove_clock >= 100:
+            entries.append(0)
             break  # drawn
         if board.occupied.bit_count() <= 4 and board.is_insufficient_material():
+            entries.append(0)
             break
         best, score, mate = teacher.search(base + b" moves " + b" ".join(tail) if tail else base, go)
         searches += 1
@@ -178,11 +189,18 @@ def play_game(teacher: RawTeacher, rng: random.Random, openings: list[str],
         if best == b"(none)":
             if check:
                 result = 0 if white else 2
+            entries.append(0)
             break
         move = from_uci(best.decode())
         white_score = score if white else -score
-        if not check and not mate and move.promotion is None and not is_capture(move):
-            kept.append(raw(board, key, white_score))
+        # (A Chess960 right of an inner rook has no record form: rare, and not kept.)
+        if (not check and not mate and move.promotion is None and not is_capture(move)
+                and not (chess960 and board.castling_rights and chunks.record_flags(board) is None)):
+            entries.append(entry(move, True))
+            keys.append(key)
+            scores.append(white_score)
+        else:
+            entries.append(entry(move, False))
         if adjudicate:
             # Adjudication keeps games short; the results it gives are what the teacher would reach.
             decisive = decisive + 1 if abs(score) >= args.win_cp else 0
@@ -206,9 +224,13 @@ def play_game(teacher: RawTeacher, rng: random.Random, openings: list[str],
             tail.append(best)
         if zeroing:
             repeats.clear()
-    if not kept:
-        return b"", searches, board.ply() - start_ply
-    return chunks.records_from_raw(b"".join(kept), result).tobytes(), searches, board.ply() - start_ply
+    if not keys:
+        return None, searches, board.ply() - start_ply
+    start["result"] = result
+    game = (start.tobytes(), np.array(entries, dtype="<u2").tobytes(),
+            np.array(keys, dtype="<u8").tobytes(),
+            np.clip(scores, -chunks.SCORE_LIMIT, chunks.SCORE_LIMIT).astype("<i2").tobytes())
+    return game, searches, board.ply() - start_ply
 
 
 def _die_with_parent() -> None:
@@ -225,7 +247,7 @@ def _die_with_parent() -> None:
 
 def worker(index: int, args: argparse.Namespace, seed: str, out: mp.Queue, stop: mp.Event,
            parent: int) -> None:
-    """A worker process: plays games and puts (index, records, searches, plies) on ``out``."""
+    """A worker process: plays games and puts (index, game, searches, plies) on ``out``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     _die_with_parent()
     # At a stop, games still in the pipe are dropped rather than waited for.
@@ -239,8 +261,8 @@ def worker(index: int, args: argparse.Namespace, seed: str, out: mp.Queue, stop:
     try:
         # A worker whose parent is gone (killed) stops after its game: nothing would be written.
         while not stop.is_set() and os.getppid() == parent:
-            records, searches, plies = play_game(teacher, rng, openings, args, key_and_check)
-            out.put((index, records, searches, plies))
+            game, searches, plies = play_game(teacher, rng, openings, args, key_and_check)
+            out.put((index, game, searches, plies))
     finally:
         teacher.close()
 
@@ -273,8 +295,9 @@ def status(folder: Path, detail: bool = False) -> str:
         lines.append(f"men <= 5    {men[:6].sum():,} ({men[:6].sum() / max(count, 1):.2%})")
         lines.append(f"men 6..12   {men[6:13].sum():,}")
         lines.append(f"results     White won {results[2]:,}, drawn {results[1]:,}, Black won {results[0]:,}")
-        every_key = np.concatenate([chunks.read_keys(path) for path in paths])
-        lines.append(f"duplicates  {len(every_key) - len(np.unique(every_key)):,} (keys written twice)")
+        every_key = np.sort(np.concatenate([chunks.read_keys(path) for path in paths]))
+        twice = np.count_nonzero(every_key[1:] == every_key[:-1])  # (np.unique: 40 times slower)
+        lines.append(f"duplicates  {twice:,} (keys written twice)")
     return "\n".join(lines)
 
 
@@ -364,55 +387,68 @@ def main(argv: list[str] | None = None) -> None:
     probe.close()
     for index in range(args.workers):
         start_worker(index)
-    pending: list[bytes] = []
+    pending = chunks.Chains()
     pending_keys: set[int] = set()
+    pending_key_arrays: list[np.ndarray] = []
     games = pending_games = searches = plies = offered = 0
     started = last_log = time.monotonic()
     written_since_start = 0
     last_count = 0
 
+    def add_game(start: bytes, entry_bytes: bytes, key_bytes: bytes, score_bytes: bytes) -> int:
+        """Adds a worker's game to the chunk being filled, its positions already written (or
+        already in this chunk) no longer kept; returns how many it offered."""
+        entries = np.frombuffer(entry_bytes, dtype="<u2").copy()
+        game_keys = np.frombuffer(key_bytes, dtype="<u8")
+        fresh = ~keys.contains(game_keys)
+        for i in np.flatnonzero(fresh):
+            key = int(game_keys[i])
+            if key in pending_keys:
+                fresh[i] = False  # in this chunk already, or earlier in this game
+            else:
+                pending_keys.add(key)
+        entries[np.flatnonzero(entries & chunks.KEPT)[~fresh]] ^= chunks.KEPT
+        if fresh.any():
+            pending.add(start, entries, np.frombuffer(score_bytes, dtype="<i2")[fresh])
+            pending_key_arrays.append(game_keys[fresh])
+        return len(game_keys)
+
     def flush() -> None:
-        nonlocal number, total, pending, pending_keys, pending_games, written_since_start
-        if not pending:
+        nonlocal number, total, pending, pending_keys, pending_key_arrays, pending_games
+        nonlocal written_since_start
+        if not len(pending):
             return
-        records = np.frombuffer(b"".join(pending), dtype=chunks.RECORD)
         header = {"teacher": teacher_name, "nodes": args.nodes, "games": pending_games,
                   "generator": "scripts/gen_data.py", "random_plies": args.random_plies,
                   "min_random_plies": args.min_random_plies,
                   "play_out": args.play_out, "chess960": args.chess960, "seed": seed,
                   "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
-        chunks.write_chunk(folder, f"chunk-{number:06d}{chunks.SUFFIX}", records, header)
-        keys.add(records["key"])
+        chunks.write_chains(folder, f"chunk-{number:06d}{chunks.SUFFIX}", pending, header)
+        keys.add(np.concatenate(pending_key_arrays))
         number += 1
-        total += len(records)
-        written_since_start += len(records)
-        pending, pending_keys, pending_games = [], set(), 0
+        total += pending.count
+        written_since_start += pending.count
+        pending, pending_keys, pending_key_arrays, pending_games = chunks.Chains(), set(), [], 0
 
     try:
         while not stopping:
             if args.positions is not None and total + len(pending_keys) >= args.positions:
                 break
             try:
-                index, blob, game_searches, game_plies = results.get(timeout=0.5)
+                index, game, game_searches, game_plies = results.get(timeout=0.5)
+                message = True
             except queue.Empty:
-                blob = None
+                message = False
             except (EOFError, OSError, pickle.UnpicklingError) as error:
                 log(f"a worker's message was lost ({error!r})")  # a worker killed mid-message
-                blob = None
-            if blob is not None:
+                message = False
+            if message:
                 games += 1
                 pending_games += 1
                 searches += game_searches
                 plies += game_plies
-                if blob:
-                    records = np.frombuffer(blob, dtype=chunks.RECORD)
-                    offered += len(records)
-                    fresh = ~keys.contains(records["key"])
-                    for i in np.flatnonzero(fresh):
-                        key = int(records["key"][i])
-                        if key not in pending_keys:
-                            pending_keys.add(key)
-                            pending.append(records[i].tobytes())
+                if game is not None:
+                    offered += add_game(*game)
                 if len(pending_keys) >= args.chunk_size:
                     flush()
             for index, process in list(processes.items()):

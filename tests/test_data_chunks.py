@@ -15,8 +15,11 @@ from pathlib import Path
 import chess
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import chunks
+import convert_chunks
 import gen_data
 import train
 import tune
@@ -124,6 +127,223 @@ def test_the_trainers_decoding_of_records_gives_each_perspectives_features():
         assert score == (50 if board.turn else -50) and result == (1.0 if board.turn else 0.0)
 
 
+# ---------------------------------------------------------------------- version 2: game chains
+
+def entry_move(board: chess.Board, entry: int) -> chess.Move:
+    """The move of a chain's entry, as python-chess reads it."""
+    origin, target = entry & 63, entry >> 6 & 63
+    promotion = None
+    if board.pawns & chess.BB_SQUARES[origin] and chess.square_rank(target) in (0, 7):
+        promotion = (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)[entry >> 12 & 3]
+    return chess.Move(origin, target, promotion)
+
+
+def python_chess_records(chains: chunks.Chains) -> tuple[np.ndarray, dict[str, int]]:
+    """The records of the chains' kept positions as python-chess replays them (the decoder's
+    reference), and how many moves of each special kind the chains play."""
+    starts, entries, scores = chains.arrays()
+    packed, kinds = [], dict.fromkeys(["castling", "chess960 castling", "en passant", "promotion",
+                                       "underpromotion", "rights lost"], 0)
+    at = kept = 0
+    for start in starts:
+        board = chunks.board_of_start(start)
+        length = int(start["length"])
+        for i in range(length):
+            entry = int(entries[at + i])
+            if entry & chunks.KEPT:
+                packed.append(chunks.pack(board, position_key(board), int(scores[kept]),
+                                          int(start["result"])))
+                kept += 1
+            if i < length - 1:
+                move = entry_move(board, entry)
+                assert board.is_legal(move), (board.fen(), move)
+                kinds["chess960 castling" if board.chess960 else "castling"] += board.is_castling(move)
+                kinds["en passant"] += board.is_en_passant(move)
+                kinds["promotion"] += move.promotion is not None
+                kinds["underpromotion"] += move.promotion not in (None, chess.QUEEN)
+                rights = board.clean_castling_rights()
+                board.push(move)
+                kinds["rights lost"] += board.clean_castling_rights() != rights
+        at += length
+    return np.frombuffer(b"".join(packed), dtype=chunks.RECORD), kinds
+
+
+def game_records(game: tuple[bytes, ...]) -> np.ndarray:
+    """The records of a generator worker's game (its chain decoded); its keys must be the ones
+    the worker sent (the parent deduplicates by them)."""
+    chains = chunks.Chains()
+    start, entries, keys, scores = game
+    chains.add(start, np.frombuffer(entries, dtype="<u2"), np.frombuffer(scores, dtype="<i2"))
+    records = chunks.decode(*chains.arrays())
+    assert records["key"].tobytes() == keys
+    return records
+
+
+# Openings for the fake teacher's games where castling or an en passant capture (one of three
+# moves) comes at once: its games, random-like, rarely reach them otherwise.
+OPENINGS = [chess.STARTING_FEN, "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1",
+            "7k/8/8/3pP3/8/8/1r6/K7 w - d6 0 1", "k7/1R6/8/8/3Pp3/8/8/7K b - d3 0 1"]
+
+
+def fake_teacher_chains(seeds: range, chess960: float) -> chunks.Chains:
+    """Games of the fake teacher played out (every kind of move comes up), as the generator's
+    workers make them."""
+    teacher = gen_data.RawTeacher([sys.executable, str(ROOT / "tests" / "fake_teacher.py")], {})
+    args = argparse.Namespace(chess960=chess960, min_random_plies=0, random_plies=0, nodes=1,
+                              play_out=1.0, win_cp=1000, max_plies=400)
+    chains = chunks.Chains()
+    try:
+        for seed in seeds:
+            game, _, _ = gen_data.play_game(teacher, random.Random(seed), OPENINGS, args,
+                                            key_and_check)
+            if game is not None:
+                game_records(game)  # (checks the worker's keys)
+                start, entries, _, scores = game
+                chains.add(start, np.frombuffer(entries, dtype="<u2"), np.frombuffer(scores, dtype="<i2"))
+    finally:
+        teacher.close()
+    return chains
+
+
+@functools.lru_cache(maxsize=None)
+def _fake_teacher_chains() -> chunks.Chains:
+    return fake_teacher_chains(range(24), 0.3)
+
+
+def test_the_generators_game_chains_decode_to_what_python_chess_replays():
+    chains = _fake_teacher_chains()
+    expected, kinds = python_chess_records(chains)
+    assert all(kinds.values()), kinds  # castling of both kinds, en passant, underpromotions...
+    records = chunks.decode(*chains.arrays())
+    assert len(records) == chains.count > 1000
+    assert records.tobytes() == expected.tobytes()
+    assert (chunks.decode(*chains.arrays(), keys_only=True) == expected["key"]).all()
+    assert {0, chunks.CHESS960} == set(np.unique(records["flags"] & chunks.CHESS960))
+
+
+def random_chains(seed: int, count: int) -> chunks.Chains:
+    """Chains of random games from standard and Chess960 starts, each from a position some
+    random plies in, with random positions kept; castling, promotions and en passant are
+    played when they can be, so that they come up."""
+    rng = random.Random(seed)
+    chains = chunks.Chains()
+    for _ in range(count):
+        board = (chess.Board.from_chess960_pos(rng.randrange(960)) if rng.random() < 0.5
+                 else chess.Board())
+        for _ in range(rng.randrange(0, 12)):
+            moves = list(board.legal_moves)
+            if moves:
+                board.push(rng.choice(moves))
+        start, entries, scores = chunks.start_of(board, rng.randrange(3)), [], []
+        for _ in range(rng.randrange(1, 120)):
+            moves = list(board.legal_moves)
+            kept = rng.random() < 0.7 and chunks.record_flags(board) is not None
+            scores += [rng.randint(-5000, 5000)] if kept else []
+            special = [m for m in moves if board.is_castling(m) or m.promotion or board.is_en_passant(m)]
+            move = rng.choice(special if special and rng.random() < 0.5 else moves) if moves else None
+            entries.append(chunks.move_entry(move, kept))
+            if move is None:
+                break
+            board.push(move)
+        chains.add(start, entries, scores)
+    return chains
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), count=st.integers(1, 6))
+def test_the_decoder_gives_the_records_python_chess_gives_on_random_games(seed, count):
+    chains = random_chains(seed, count)
+    expected, _ = python_chess_records(chains)
+    assert chunks.decode(*chains.arrays()).tobytes() == expected.tobytes()
+
+
+def test_version_2_chunks_round_trip_through_files_and_a_torn_one_is_refused(tmp_path):
+    chains = random_chains(3, 20)
+    path = chunks.write_chains(tmp_path, "chunk-000001.bdc", chains, {"nodes": 7})
+    header, _ = chunks.read_header(path)
+    assert header["version"] == 2 and header["count"] == chains.count and header["nodes"] == 7
+    assert chunks.read_chunk(path).tobytes() == chunks.decode(*chains.arrays()).tobytes()
+    assert (chunks.read_keys(path) == chunks.read_chunk(path)["key"]).all()
+    torn = tmp_path / "chunk-000002.bdc"
+    torn.write_bytes(path.read_bytes()[:-1])
+    with pytest.raises(ValueError):
+        chunks.read_header(torn)
+    # A move from an empty square is refused, not decoded into nonsense.
+    broken = chunks.Chains()
+    broken.add(chunks.start_of(chess.Board()), [chunks.move_entry(chess.Move.from_uci("e4e5"), False),
+                                                chunks.move_entry(None, True)], [0])
+    with pytest.raises(ValueError):
+        chunks.decode(*broken.arrays())
+
+
+def test_the_decoders_compiled_cache_goes_when_the_engine_it_was_compiled_from_changes(tmp_path):
+    import chain_replay
+
+    cache = tmp_path / "__pycache__"
+    cache.mkdir()
+    compiled = [cache / "chain_replay.replay-40.py311.nbi", cache / "chain_replay.replay-40.py311.1.nbc"]
+    other = cache / "chunks.cpython-311.pyc"
+    for path in [*compiled, other]:
+        path.write_bytes(b"x")
+    (cache / "chain_replay.digest").write_text("an older engine")
+    assert chain_replay.clear_stale_cache(cache)
+    assert not any(path.exists() for path in compiled) and other.exists()
+    for path in compiled:
+        path.write_bytes(b"x")  # compiled again from this source: kept from now on
+    assert not chain_replay.clear_stale_cache(cache)
+    assert all(path.exists() for path in compiled)
+
+
+def version_1_sample(folder: Path) -> list[Path]:
+    """Version-1 chunks as the old generator wrote them (whole games of kept positions in order,
+    the positions between them missing, a position written once), and one with its records
+    shuffled."""
+    records = chunks.decode(*_fake_teacher_chains().arrays())
+    records = records[np.sort(np.unique(records["key"], return_index=True)[1])]
+    half = len(records) // 2
+    return [chunks.write_chunk(folder, "chunk-000001.bdc", records[:half], {"games": 7}),
+            chunks.write_chunk(folder, "chunk-000002.bdc", records[half:], {"games": 7}),
+            chunks.write_chunk(folder, "chunk-000003.bdc",
+                               records[np.random.default_rng(1).permutation(300)], {})]
+
+
+def test_version_1_chunks_convert_to_version_2_that_reads_back_the_same_records(tmp_path):
+    paths = version_1_sample(tmp_path / "v1")
+    convert_chunks.main([str(tmp_path / "v2"), str(tmp_path / "v1")])
+    for path in paths:
+        converted = tmp_path / "v2" / path.name
+        header, _ = chunks.read_header(converted)
+        assert header["version"] == 2 and header["converted_from"] == 1
+        assert header.get("games") == chunks.read_header(path)[0].get("games")
+        assert chunks.read_chunk(converted).tobytes() == chunks.read_chunk(path).tobytes()
+        assert (chunks.read_keys(converted) == chunks.read_keys(path)).all()
+    # Whole games chain (a chain a game, or nearly): a few bytes a position, not 40.
+    for path in paths[:2]:
+        header, _ = chunks.read_header(tmp_path / "v2" / path.name)
+        assert header["chains"] < 0.05 * header["count"], header
+        assert (tmp_path / "v2" / path.name).stat().st_size < 8 * header["count"] + 1000
+    with pytest.raises(ValueError):
+        convert_chunks.convert_chunk(paths[0], tmp_path / "v1")  # never over the original
+
+
+def test_a_folder_may_mix_both_versions(tmp_path):
+    v1 = version_1_sample(tmp_path / "v1")[:2]
+    convert_chunks.convert_chunk(v1[1], tmp_path / "v2")
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    (folder / "chunk-000001.bdc").write_bytes(v1[0].read_bytes())
+    (folder / "chunk-000002.bdc").write_bytes((tmp_path / "v2" / v1[1].name).read_bytes())
+    records = np.concatenate([chunks.read_chunk(path) for path in v1])
+    paths = chunks.chunk_paths(folder)
+    assert [chunks.read_header(p)[0]["version"] for p in paths] == [1, 2]
+    assert np.concatenate(list(chunks.iter_records(paths))).tobytes() == records.tobytes()
+    assert (np.concatenate([chunks.read_keys(p) for p in paths]) == records["key"]).all()
+    status = gen_data.status(folder, detail=True)
+    assert f"positions   {len(records):,}" in status and "games       14" in status
+    assert "duplicates  0 " in status
+    assert len(train.ChunkStream(paths)) == len(records)
+
+
 # ---------------------------------------------------------------------- the generator
 
 @needs_stockfish
@@ -155,10 +375,10 @@ def test_chess960_games_start_from_chess960_positions_and_their_records_round_tr
     back_ranks = 0
     try:
         for seed in range(3):
-            blob, searches, plies = gen_data.play_game(teacher, random.Random(seed), [], args,
+            game, searches, plies = gen_data.play_game(teacher, random.Random(seed), [], args,
                                                        key_and_check)
-            assert searches > 0 and blob
-            records = np.frombuffer(blob, dtype=chunks.RECORD)
+            assert searches > 0 and game
+            records = game_records(game)
             assert (records["flags"] & chunks.CHESS960).all()
             first = chunks.board_of(records[0])
             back_ranks += first.pieces_mask(chess.ROOK, chess.WHITE) != standard.pieces_mask(chess.ROOK, chess.WHITE)
@@ -192,6 +412,12 @@ def test_the_generator_resumes_after_kill_9_without_repeating_a_position(tmp_pat
         time.sleep(0.1)
     first.send_signal(signal.SIGKILL)
     first.communicate(timeout=10)
+    # An older folder: its first chunk as version 1 (the generator reads the keys of both).
+    oldest = chunks.chunk_paths(folder)[0]
+    old_header, _ = chunks.read_header(oldest)
+    assert old_header["version"] == 2
+    chunks.write_chunk(folder, oldest.name, chunks.read_chunk(oldest),
+                       {k: v for k, v in old_header.items() if k not in ("chains", "entries")})
     before = {p.name: p.read_bytes() for p in chunks.chunk_paths(folder)}
     assert len(before) >= 2
     count = sum(len(chunks.read_chunk(folder / name)) for name in before)

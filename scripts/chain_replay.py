@@ -1,0 +1,168 @@
+"""Replaying game chains (version-2 chunks, scripts/chunks.py) into record fields, in numba.
+
+A chain is a start position and a 16-bit entry for each of its positions: the move played from it
+(origin | target << 6 | promotion << 12, promotion 0..3 knight..queen, read only when a pawn
+reaches the last rank) and whether the position is kept (``KEPT``). The kernel plays the moves
+with the search's own make-move (engine/bitmove.py: bitboards, castling rights, the key updated
+from the parent's, the en passant square when a capture there is legal) and writes the fields of
+version 1's records for the kept positions, so both versions read back as the same records.
+python-chess's ``push`` would take about 20 µs a ply; this takes well under one.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from engine import kernel_cache, movecode
+from engine.bitboards import BACK_RANK, U0, U1, lsb
+from engine.bitmove import child
+from engine.zobrist import _key_kernel
+
+
+_HERE = Path(__file__).resolve()
+
+
+def clear_stale_cache(cache: Path = _HERE.parent / "__pycache__") -> bool:
+    """Removes numba's cache of ``replay`` from ``cache`` unless it was compiled from the current
+    source of this file and of the engine (a stamp says which), then stamps it; whether it
+    removed it. The engine's make-move is compiled into ``replay``, and numba checks only this
+    file: a cache compiled against an older engine decoded garbage. engine/kernel_cache.py does
+    the same for the engine's own kernels."""
+    digest = kernel_cache.source_digest() + hashlib.sha1(_HERE.read_bytes()).hexdigest()[:16]
+    stamp = cache / "chain_replay.digest"
+    try:
+        if stamp.read_text() == digest:
+            return False
+    except OSError:
+        pass
+    try:
+        for path in cache.glob(f"{_HERE.stem}.*.nb[ic]"):
+            path.unlink(missing_ok=True)
+        cache.mkdir(exist_ok=True)
+        partial = cache / f"chain_replay.digest.{os.getpid()}"
+        partial.write_text(digest)
+        partial.replace(stamp)  # whole or not at all, for processes starting beside this one
+    except OSError:
+        return False  # a cache that cannot be written: numba then uses its per-user folder
+    return True
+
+
+clear_stale_cache()  # before numba looks for ``replay`` in its cache
+
+KEPT = 1 << 14
+NO_EP = 255
+CHESS960 = 32
+_LAST_RANKS = np.uint64(0xFF000000000000FF)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _castling_flags(castling, kings, white, black):
+    """Bits 1..4 of a record's flags (K, Q, k, q): a right on the h side or the a side of each
+    colour's king (in standard chess the h1/a1/h8/a8 rooks, the king being on e1/e8)."""
+    flags = 0
+    for colour in range(2):  # 0 White, 1 Black
+        rank = BACK_RANK[1 - colour]
+        rights = castling & rank
+        king = kings & (white if colour == 0 else black) & rank
+        if rights and king:
+            if rights > king:
+                flags |= 2 << (2 * colour)
+            if rights & (king - U1):
+                flags |= 4 << (2 * colour)
+    return flags
+
+
+@njit(cache=True, nogil=True)
+def replay(occupancy, pieces, castling, flags, ep, halfmove, fullmove, result, length, entries,
+           keys_only, out_occupancy, out_pieces, out_key, out_flags, out_ep, out_halfmove,
+           out_fullmove, out_result):
+    """Fills the ``out_`` arrays (``out_pieces`` zeroed) with the kept positions of the chains
+    given by their starts' fields (``castling``: the rights' rook files, rank 1 in the low byte,
+    rank 8 in the high one) and their ``entries``; with ``keys_only`` just ``out_key``. Returns
+    the number of kept positions, or -1 - c when chain c holds a move from an empty square."""
+    row = 0
+    at = 0
+    for c in range(length.shape[0]):
+        # The start: the men from the occupancy and its nibbles, in square order.
+        boards = np.zeros(6, dtype=np.uint64)
+        white = U0
+        rest = occupancy[c]
+        slot = 0
+        while rest:
+            square = lsb(rest)
+            rest &= rest - U1
+            code = (pieces[c, slot >> 1] >> (4 * (slot & 1))) & 15
+            bit = U1 << np.uint64(square)
+            boards[code % 6] |= bit
+            if code < 6:
+                white |= bit
+            slot += 1
+        p, n, b, r, q, k = boards[0], boards[1], boards[2], boards[3], boards[4], boards[5]
+        rights = np.uint64(castling[c] & 255) | (np.uint64(castling[c] >> 8) << np.uint64(56))
+        white_to_move = (flags[c] & 1) != 0
+        chess960 = flags[c] & CHESS960
+        ep_square = np.int64(-1) if ep[c] == NO_EP else np.int64(ep[c])
+        key = _key_kernel(p, n, b, r, q, k, white, rights, white_to_move,
+                          ep_square & 7 if ep_square >= 0 else np.int64(-1))[0]
+        half = np.int64(halfmove[c])
+        full = np.int64(fullmove[c])
+        for i in range(length[c]):
+            entry = entries[at + i]
+            if entry & KEPT:
+                out_key[row] = key
+                if not keys_only:
+                    occupied = p | n | b | r | q | k
+                    out_occupancy[row] = occupied
+                    rest = occupied
+                    slot = 0
+                    while rest:
+                        bit = rest & (~rest + U1)
+                        rest ^= bit
+                        kind = (0 if p & bit else 1 if n & bit else 2 if b & bit else
+                                3 if r & bit else 4 if q & bit else 5)
+                        if not white & bit:
+                            kind += 6
+                        out_pieces[row, slot >> 1] |= kind << (4 * (slot & 1))
+                        slot += 1
+                    out_flags[row] = ((1 if white_to_move else 0) | chess960
+                                      | _castling_flags(rights, k, white, occupied & ~white))
+                    out_ep[row] = NO_EP if ep_square < 0 else ep_square
+                    out_halfmove[row] = min(half, 255)
+                    out_fullmove[row] = min(full, 65535)
+                    out_result[row] = result[c]
+                row += 1
+            if i == length[c] - 1:
+                break
+            origin = np.int64(entry & 63)
+            target = np.int64((entry >> 6) & 63)
+            from_bb = U1 << np.uint64(origin)
+            to_bb = U1 << np.uint64(target)
+            occupied = p | n | b | r | q | k
+            ours = white if white_to_move else occupied & ~white
+            theirs = occupied & ~ours
+            if not from_bb & ours:
+                return -1 - c
+            mover = (1 if p & from_bb else 2 if n & from_bb else 3 if b & from_bb else
+                     4 if r & from_bb else 5 if q & from_bb else 6)
+            victim = 0
+            if to_bb & theirs:
+                victim = (1 if p & to_bb else 2 if n & to_bb else 3 if b & to_bb else
+                          4 if r & to_bb else 5)
+            elif mover == 1 and target == ep_square:
+                victim = 1
+            promotion = 0
+            if mover == 1 and to_bb & _LAST_RANKS:
+                promotion = 2 + ((entry >> 12) & 3)
+            move = movecode.make(origin, target, np.int64(victim), np.int64(mover),
+                                 np.int64(promotion))
+            (p, n, b, r, q, k, white, rights, key, _, ep_square, half) = child(
+                move, p, n, b, r, q, k, white, rights, white_to_move, key, ep_square, half)
+            if not white_to_move:
+                full += 1
+            white_to_move = not white_to_move
+        at += length[c]
+    return row
