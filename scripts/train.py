@@ -666,7 +666,8 @@ def provenance(positions: int, paths: list[Path], args: argparse.Namespace, buck
     generators = "; ".join(f"{count:,} by {key}" for key, count in settings.items()) or "text files"
     return (f"{positions:,} training positions ({generators}); H = {args.hidden}, "
             f"{buckets} king bucket(s), {args.output_buckets} output bucket(s) by men, {epochs} "
-            f"epochs, lambda {args.result_share}; scripts/train.py, {time.strftime('%Y-%m-%d')}"
+            f"epochs, step size {args.lr}, lambda {args.result_share}; scripts/train.py, "
+            f"{time.strftime('%Y-%m-%d')}"
             + (f"; continued from {args.init.name} ({nn.network_provenance(args.init)})"
                if args.init is not None else ""))
 
