@@ -31,19 +31,23 @@ def clear_stale_kernels(package: Path = PACKAGE) -> bool:
     """Removes the cached kernels in ``package``'s __pycache__ unless its stamp names the current
     source, then stamps it; whether it removed them. Runs before the first kernel is loaded. A
     cache that cannot be written is left alone (numba then uses its per-user folder)."""
-    cache = package / "__pycache__"
-    digest = source_digest(package)
-    stamp = cache / STAMP
+    return clear_stale_cache(package / "__pycache__", source_digest(package), STAMP, "*")
+
+
+def clear_stale_cache(cache: Path, digest: str, stamp_name: str, stem: str) -> bool:
+    """Removes numba's cache files of the modules matching ``stem`` from ``cache`` unless the stamp
+    ``stamp_name`` there says ``digest``, then stamps it; whether it removed them."""
+    stamp = cache / stamp_name
     try:
         if stamp.read_text() == digest:
             return False
     except OSError:
         pass  # no stamp yet: a fresh tree, or one cached before stamps
     try:
-        for path in [*cache.glob("*.nbi"), *cache.glob("*.nbc")]:
+        for path in [*cache.glob(f"{stem}.nbi"), *cache.glob(f"{stem}.nbc")]:
             path.unlink(missing_ok=True)
         cache.mkdir(exist_ok=True)
-        partial = cache / f"{STAMP}.{os.getpid()}"
+        partial = cache / f"{stamp_name}.{os.getpid()}"
         partial.write_text(digest)
         partial.replace(stamp)  # whole or not at all, for processes starting beside this one
     except OSError:

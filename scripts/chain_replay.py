@@ -11,7 +11,6 @@ python-chess's ``push`` would take about 20 µs a ply; this takes well under one
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 
 import numpy as np
@@ -33,22 +32,7 @@ def clear_stale_cache(cache: Path = _HERE.parent / "__pycache__") -> bool:
     file: a cache compiled against an older engine decoded garbage. engine/kernel_cache.py does
     the same for the engine's own kernels."""
     digest = kernel_cache.source_digest() + hashlib.sha1(_HERE.read_bytes()).hexdigest()[:16]
-    stamp = cache / "chain_replay.digest"
-    try:
-        if stamp.read_text() == digest:
-            return False
-    except OSError:
-        pass
-    try:
-        for path in cache.glob(f"{_HERE.stem}.*.nb[ic]"):
-            path.unlink(missing_ok=True)
-        cache.mkdir(exist_ok=True)
-        partial = cache / f"chain_replay.digest.{os.getpid()}"
-        partial.write_text(digest)
-        partial.replace(stamp)  # whole or not at all, for processes starting beside this one
-    except OSError:
-        return False  # a cache that cannot be written: numba then uses its per-user folder
-    return True
+    return kernel_cache.clear_stale_cache(cache, digest, "chain_replay.digest", f"{_HERE.stem}.*")
 
 
 clear_stale_cache()  # before numba looks for ``replay`` in its cache

@@ -378,13 +378,10 @@ def test_setting_up_a_fen_promoting_chess960_flipping_and_the_pgn(page):
     assert '[Variant "Chess960"]' in pgn and "1. e4" in pgn
 
 
-def test_brudnos_own_tree_is_drawn_with_its_rules_folds_and_says_when_too_large(page, monkeypatch):
+def kiwipete_on_the_pruning_tab(browser) -> None:
+    """Waits for the page, sets Kiwipete on the board and opens the pruning tab."""
     from engine.perft import KIWIPETE
-    from engine.trace import trace_search
-    from engine.web import kernel_tree
 
-    server, _, browser = page
-    shots = os.environ.get("BRUDNO_SCREENSHOTS")
     browser.wait_for("!!document.querySelector('#board svg') && state && state.fen && "
                      "document.getElementById('connection').textContent === 'connected'",
                      what="the board and its event stream")
@@ -392,6 +389,16 @@ def test_brudnos_own_tree_is_drawn_with_its_rules_folds_and_says_when_too_large(
     click(browser, "#set-fen")
     browser.wait_for(f"state.fen === {KIWIPETE!r}", what="the FEN")
     click(browser, "#tab-pruning")
+
+
+def test_brudnos_own_tree_is_drawn_with_its_rules_folds_and_says_when_too_large(page, monkeypatch):
+    from engine.perft import KIWIPETE
+    from engine.trace import trace_search
+    from engine.web import kernel_tree
+
+    server, _, browser = page
+    shots = os.environ.get("BRUDNO_SCREENSHOTS")
+    kiwipete_on_the_pruning_tab(browser)
     browser.js("document.getElementById('trace-depth').value = '4'")
     click(browser, "#trace-go")
     frame = "document.getElementById('trace-frame').contentDocument"
@@ -448,13 +455,7 @@ def test_the_techniques_table_is_drawn_for_the_position_on_the_board(page):
 
     server, _, browser = page
     shots = os.environ.get("BRUDNO_SCREENSHOTS")
-    browser.wait_for("!!document.querySelector('#board svg') && state && state.fen && "
-                     "document.getElementById('connection').textContent === 'connected'",
-                     what="the board and its event stream")
-    set_input(browser, "fen", KIWIPETE)
-    click(browser, "#set-fen")
-    browser.wait_for(f"state.fen === {KIWIPETE!r}", what="the FEN")
-    click(browser, "#tab-pruning")
+    kiwipete_on_the_pruning_tab(browser)
     assert browser.js("document.getElementById('techniques-depth').value") == "5"
     click(browser, "#techniques-go")
     table = "document.getElementById('techniques-rows')"

@@ -19,6 +19,7 @@ import chess.svg
 from engine.score import INFINITY
 from engine.textbook.drawing import CHESS_SCRIPT, CHESS_STYLE, value_text
 from engine.trace import MAX_TRACE_DEPTH, MAX_TRACE_ROWS, TracedSearch, trace_search
+from engine.web.query import board_of
 
 TRACE_STYLE = """
 .kind { display: inline-block; min-width: 4.6em; font-size: 11px; color: #fff;
@@ -190,14 +191,7 @@ def parse_request(query: dict[str, str]) -> tuple[chess.Board, int]:
     if not 1 <= depth <= MAX_TRACE_DEPTH:
         raise ValueError(f"depth {depth} is out of range: the trace draws 1 to "
                          f"{MAX_TRACE_DEPTH} plies")
-    try:
-        board = chess.Board(query.get("fen", chess.STARTING_FEN),
-                            chess960=query.get("chess960") in ("1", "true"))
-    except ValueError as error:
-        raise ValueError(f"not a position: {error}") from None
-    if not board.is_valid():
-        raise ValueError("not a legal position")
-    return board, depth
+    return board_of(query), depth
 
 
 def render_request(query: dict[str, str]) -> tuple[bool, str]:

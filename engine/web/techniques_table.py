@@ -17,6 +17,8 @@ from typing import Any
 
 import chess
 
+from engine.web.query import board_of
+
 MIN_DEPTH, MAX_DEPTH = 1, 6
 DEFAULT_DEPTH = 5  # about a second here (the start position 0.3 s, Kiwipete 1.2 s)
 # The rows together: depth 6 of Kiwipete takes 3.2 million nodes (3 s here), a middlegame 4.9
@@ -48,12 +50,9 @@ def parse_request(query: dict[str, str]) -> tuple[chess.Board, int, str]:
     if evaluation not in EVALUATIONS:
         raise RequestError(f"unknown evaluation {evaluation!r}: network or classical")
     try:
-        board = chess.Board(query.get("fen", chess.STARTING_FEN),
-                            chess960=query.get("chess960") in ("1", "true"))
+        board = board_of(query)
     except ValueError as error:
-        raise RequestError(f"not a position: {error}") from None
-    if not board.is_valid():
-        raise RequestError("not a legal position")
+        raise RequestError(str(error)) from None
     if board.is_game_over():
         raise RequestError("the game is over in this position: there is no tree to search")
     return board, depth, evaluation
