@@ -15,9 +15,10 @@ Two sources, one training loop:
 - **Text files** (scripts/dataset.py, from scripts/make_data.py): read whole and encoded once,
   cached beside the first file (``*.net.npz``); whole games are held out in blocks.
 
-The teacher's scale K_t is fitted as in scripts/tune.py: the target of a position is lambda *
-result + (1 - lambda) * sigmoid(K_t * teacher score / 400), and the network's prediction
-sigmoid(K_t * out / 400), so that its output is on the teacher's centipawn scale. Adam on
+The teacher's scale K_t is fitted as in scripts/tune.py (over chunks, on the first million
+training positions): the target of a position is lambda * result + (1 - lambda) * sigmoid(K_t *
+teacher score / 400), and the network's prediction sigmoid(K_t * out / 400), so that its output
+is on the teacher's centipawn scale. Adam on
 mini-batches of the mean squared error, with hand-written gradients. The first layer is sparse:
 an accumulator is the sum of the weight rows of its position's men (a numba kernel, both cores),
 and its gradient is added back into just those rows, so a batch costs ~30 men x H, not 768 x H.
@@ -58,6 +59,7 @@ CACHE_VERSION = 2
 # with king buckets the 768 shared rows and N_BUCKETS * 768 bucket rows of the factorised layer.
 PAD = nn.N_INPUTS * (1 + nn.N_BUCKETS)
 QUANTISED_SAMPLE = 5000
+SCALE_SAMPLE = 1_000_000  # training positions K_t is fitted on
 
 # Limits that keep every parameter representable once quantised.
 LIMITS = {"w1": np.iinfo(np.int16).max / nn.QA, "b1": np.iinfo(np.int16).max / nn.QA,
@@ -685,7 +687,8 @@ def main(argv: list[str] | None = None) -> None:
                                                                 "over chunks, 4096 over text files)")
     parser.add_argument("--lr", type=float, default=3e-3, help="Adam's step size at the start")
     parser.add_argument("--limit", type=int, help="use only the first N positions (text files: "
-                                                  "shared among the files; chunks: whole chunks)")
+                                                  "shared among the files; chunks: whole training chunks, the "
+                                                  "validation set unchanged)")
     parser.add_argument("--validation", type=float, default=0.1,
                         help="share of positions held out, in whole games")
     parser.add_argument("--valid-limit", type=int, default=200_000,
@@ -720,18 +723,22 @@ def main(argv: list[str] | None = None) -> None:
     paths = args.data or [chunks.data_folder()]
     files = chunk_files(paths)
     if files is not None:
-        if args.limit is not None:
-            files = first_chunks(sorted(files), args.limit)
         try:
             train_paths, valid_paths = chunk_split(files, args.validation, args.valid_limit)
         except ValueError as error:
             parser.error(f"{', '.join(map(str, paths))}: {error}")
+        # K_t from the first training chunks before the limit: one scale in every run while
+        # the folder only grows, whatever the limit (a sample spread over the folder moved with
+        # it, from 2.75 to 2.85, and the validation loss moves with K_t).
+        sample = ChunkStream(first_chunks(train_paths, SCALE_SAMPLE)).load(SCALE_SAMPLE)
+        teacher_scale = fit_scale(sample.score, sample.result)
+        if args.limit is not None:
+            # After the split, so that the validation set is the same whatever the limit.
+            train_paths = first_chunks(train_paths, args.limit)
         stream = ChunkStream(train_paths, buckets=buckets)
         valid = ChunkStream(valid_paths, buckets=buckets).load(args.valid_limit)
         log(f"{len(stream):,} training positions in {len(train_paths)} chunks, {len(valid):,} "
             f"validation positions from {len(valid_paths)} ({time.monotonic() - started:.0f} s)")
-        sample = ChunkStream(train_paths[:: max(1, len(train_paths) // 20)]).load(200_000)
-        teacher_scale = fit_scale(sample.score, sample.result)
     else:
         data = build_positions(paths, args.limit, buckets=buckets)
         train, valid = split(data, args.validation)

@@ -535,3 +535,20 @@ def test_the_training_script_reads_a_chunk_folder_and_writes_a_network(tmp_path,
     trained = int(printed.split(" training positions in")[0].split()[-1].replace(",", ""))
     record = nn.network_provenance(out)
     assert record.startswith(f"{trained:,} training positions") and "H = 8" in record, record
+
+
+def test_a_training_limit_shrinks_the_training_chunks_and_keeps_validation_and_scale(tmp_path, capsys):
+    labelled_chunks(tmp_path / "data", range(160), per_chunk=400)
+
+    def run(*extra: str) -> tuple[int, str, str]:
+        train.main([str(tmp_path / "data"), "--hidden", "8", "--epochs", "1", "--batch", "512",
+                    "--validation", "0.25", "--out", str(tmp_path / "network.npz"), *extra])
+        printed = capsys.readouterr().out
+        trained = int(printed.split(" training positions in")[0].split()[-1].replace(",", ""))
+        valid = printed.split("validation positions")[0].split(",")[-1]
+        scale = printed.split("teacher scale K_t = ")[1].split(";")[0]
+        return trained, valid, scale
+
+    everything, limited = run(), run("--limit", "1000")
+    assert 1000 <= limited[0] < everything[0] / 3
+    assert limited[1:] == everything[1:]
