@@ -2,13 +2,14 @@
 """Held-out loss against training positions: does more data still pay?
 
     .venv/bin/python scripts/data_scaling.py                         # 0.5M, 1M, 2M, 4M, all
-    .venv/bin/python scripts/data_scaling.py --sizes 1e6 4e6 --epochs 6 --plot docs/data-scaling.png
+    .venv/bin/python scripts/data_scaling.py --sizes 1e6 0 --plot docs/data-scaling.png  # 0: all
+    .venv/bin/python scripts/data_scaling.py --sizes --plot docs/data-scaling.png        # plot only
 
 Each size is one run of scripts/train.py from random weights on the first N positions of the data
 folder (whole chunks: ``--limit``), with the same settings at every size; the validation set is
 the same in every run (train.py holds out the same chunks while the folder only grows). A size
-already measured (its line in ``--results``) is not run again, so a run that was stopped resumes
-and a larger folder only adds its new sizes. The plot is the best validation loss of each run
+already measured (its line in ``--results``) is not run again, so a run that was stopped resumes;
+the whole folder (size 0) is run again when it has grown, which adds a point. The plot is the best validation loss of each run
 against its training positions, on a log scale.
 """
 from __future__ import annotations
@@ -57,24 +58,28 @@ def run(size: int | None, args: argparse.Namespace) -> dict:
 
 
 def plot(rows: list[dict], path: Path) -> None:
+    """One line for each network setting (H, heads, epochs) measured."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    rows = sorted(rows, key=lambda row: row["positions"])
     fig, ax = plt.subplots(figsize=(6.4, 4.0))
-    ax.plot([r["positions"] for r in rows], [r["validation"] for r in rows], "o-")
-    for r in rows:
-        ax.annotate(f"{r['validation']:.5f}", (r["positions"], r["validation"]),
-                    textcoords="offset points", xytext=(4, 6), fontsize=8)
+    settings = sorted({(r["hidden"], r["output_buckets"], r["epochs"]) for r in rows})
+    for hidden, heads, epochs in settings:
+        line = sorted((r for r in rows if (r["hidden"], r["output_buckets"], r["epochs"])
+                       == (hidden, heads, epochs)), key=lambda r: r["positions"])
+        ax.plot([r["positions"] for r in line], [r["validation"] for r in line], "o-",
+                label=f"H = {hidden}, {heads} heads, {epochs} epochs")
+        for r in line:
+            ax.annotate(f"{r['validation']:.5f}", (r["positions"], r["validation"]),
+                        textcoords="offset points", xytext=(4, 6), fontsize=8)
     ax.set_xscale("log")
-    ax.set_xticks([r["positions"] for r in rows])
-    ax.set_xticklabels([f"{r['positions'] / 1e6:.1f}M" for r in rows])
+    ticks = sorted({r["positions"] for r in rows})
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([f"{t / 1e6:.1f}M" for t in ticks])
     ax.minorticks_off()
     ax.set_xlabel("training positions (from random weights)")
     ax.set_ylabel("held-out loss (200,000 positions)")
-    first = rows[0]
-    ax.set_title(f"Brudno's network, H = {first['hidden']}, {first['output_buckets']} heads, "
-                 f"{first['epochs']} epochs", fontsize=10)
+    ax.legend(fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
@@ -83,8 +88,8 @@ def plot(rows: list[dict], path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sizes", type=float, nargs="*", default=[5e5, 1e6, 2e6, 4e6],
-                        help="training positions of the runs (the whole folder is always run too)")
+    parser.add_argument("--sizes", type=float, nargs="*", default=[5e5, 1e6, 2e6, 4e6, 0],
+                        help="training positions of the runs (0: the whole folder)")
     parser.add_argument("--epochs", type=int, default=6)
     parser.add_argument("--hidden", type=int, default=128)
     parser.add_argument("--output-buckets", type=int, default=8)
@@ -94,8 +99,10 @@ def main(argv: list[str] | None = None) -> None:
     args.results.parent.mkdir(parents=True, exist_ok=True)
     total = sum(chunks.read_header(path)[0]["count"] for path in chunks.chunk_paths(chunks.data_folder()))
     same = {"epochs": args.epochs, "hidden": args.hidden, "output_buckets": args.output_buckets}
-    done = [r for r in measured(args.results) if all(r[k] == v for k, v in same.items())]
-    for size in sorted({int(s) for s in args.sizes if s < total}) + [None]:
+    everything = measured(args.results)
+    done = [r for r in everything if all(r[k] == v for k, v in same.items())]
+    sizes = sorted({int(s) for s in args.sizes if 0 < s < total})
+    for size in sizes + ([None] if 0 in args.sizes else []):
         if size is None and any(r["size"] is None and r["folder"] == total for r in done):
             continue
         if size is not None and any(r["size"] == size for r in done):
@@ -103,11 +110,12 @@ def main(argv: list[str] | None = None) -> None:
         row = run(size, args) | {"folder": total}
         with args.results.open("a") as out:
             out.write(json.dumps(row) + "\n")
-        done.append(row)
-    for row in sorted(done, key=lambda r: r["positions"]):
-        print(f"{row['positions']:>12,} positions  validation {row['validation']:.6f}")
+        everything.append(row)
+    for row in sorted(everything, key=lambda r: (r["hidden"], r["positions"])):
+        print(f"H = {row['hidden']:3d}  {row['positions']:>12,} positions  "
+              f"validation {row['validation']:.6f}")
     if args.plot:
-        plot(done, args.plot)
+        plot(everything, args.plot)
 
 
 if __name__ == "__main__":

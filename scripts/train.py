@@ -316,17 +316,28 @@ def initialise(hidden: int, seed: int, buckets: int = 1, heads: int = 1) -> nn.P
                          np.zeros(heads, dtype=np.float32))
 
 
-def warm_start(network: nn.Network, buckets: int = 1, heads: int = 1) -> nn.Parameters:
+def warm_start(network: nn.Network, buckets: int = 1, heads: int = 1, hidden: int | None = None,
+               seed: int = 1) -> nn.Parameters:
     """A trained network's float parameters as the start of another run: its one output layer
-    copied into every head, and with king buckets its first layer as the factorised shared rows
-    (the bucket rows at zero), so that the new layout starts as exactly the old network."""
+    copied into every head, with king buckets its first layer as the factorised shared rows (the
+    bucket rows at zero), and with a larger ``hidden`` its accumulator widened by new neurons of
+    random first-layer weights and zero output weights, so that the new layout starts as exactly
+    the old network (the output weights' gradients start the new neurons)."""
     start = network.dequantised()
-    if start.buckets != 1 or start.heads not in (1, heads):
-        raise ValueError(f"a network of {start.buckets} king bucket(s) and {start.heads} head(s) "
-                         f"cannot start one of {buckets} and {heads}")
-    w1 = start.w1 if buckets == 1 else np.concatenate(
-        [start.w1, np.zeros((buckets * nn.N_INPUTS, start.hidden), dtype=np.float32)])
-    return nn.Parameters(w1, start.b1, np.tile(start.w2, (heads // start.heads, 1)),
+    hidden = hidden or start.hidden
+    if start.buckets != 1 or start.heads not in (1, heads) or hidden < start.hidden:
+        raise ValueError(f"a network of {start.buckets} king bucket(s), {start.heads} head(s) and "
+                         f"H = {start.hidden} cannot start one of {buckets}, {heads} and H = {hidden}")
+    new = hidden - start.hidden
+    fresh = initialise(new, seed) if new else None
+    w1 = start.w1 if not new else np.concatenate([start.w1, fresh.w1], axis=1)
+    if buckets != 1:
+        w1 = np.concatenate([w1, np.zeros((buckets * nn.N_INPUTS, hidden), dtype=np.float32)])
+    b1 = np.concatenate([start.b1, np.zeros(new, dtype=np.float32)])
+    zeros = np.zeros((start.heads, new), dtype=np.float32)
+    w2 = np.concatenate([start.w2[:, :start.hidden], zeros, start.w2[:, start.hidden:], zeros], axis=1)
+    return nn.Parameters(np.ascontiguousarray(w1, dtype=np.float32), b1,
+                         np.tile(w2, (heads // start.heads, 1)),
                          np.tile(start.b2, heads // start.heads).astype(np.float32))
 
 
@@ -680,7 +691,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="chunk folders or files (default: the data folder, see scripts/chunks.py), "
                              "or text files written by scripts/make_data.py")
     parser.add_argument("--out", type=Path, default=nn.NETWORK_FILE)
-    parser.add_argument("--hidden", type=int, default=nn.HIDDEN, help="H, the accumulator's size")
+    parser.add_argument("--hidden", type=int, help=f"H, the accumulator's size (default {nn.HIDDEN}, "
+                        "or the --init network's; larger than its: widened)")
     parser.add_argument("--epochs", type=int, default=None, help="passes over the data (default "
                                                                   "4 over chunks, 10 over text files)")
     parser.add_argument("--batch", type=int, default=None, help="positions a batch (default 8192 "
@@ -716,7 +728,10 @@ def main(argv: list[str] | None = None) -> None:
     start = None
     if args.init is not None:
         start = nn.load_network(args.init)
-        args.hidden = start.hidden
+        args.hidden = args.hidden or start.hidden
+        if args.hidden < start.hidden:
+            parser.error(f"--hidden {args.hidden}: --init's network has H = {start.hidden}")
+    args.hidden = args.hidden or nn.HIDDEN
     started = time.monotonic()
     # Flushed line by line, so that a run logging to a file can be followed.
     log = functools.partial(print, flush=True)
@@ -754,7 +769,7 @@ def main(argv: list[str] | None = None) -> None:
     if start is None:
         params = initialise(args.hidden, args.seed, buckets, args.output_buckets)
     else:
-        params = warm_start(start, buckets, args.output_buckets)
+        params = warm_start(start, buckets, args.output_buckets, args.hidden, args.seed)
         log(f"started from {args.init}: {nn.network_provenance(args.init)}")
     log(f"start      validation {loss(params, valid, valid_target, teacher_scale):.6f}")
     if files is not None:

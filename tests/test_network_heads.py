@@ -271,3 +271,14 @@ def test_a_run_started_from_a_network_scores_as_that_network(heads, buckets):
         assert start.heads == heads and start.buckets == buckets
         for board in game_positions(range(3), plies=120, every=4):
             assert nn.network_evaluate(board, start) == nn.network_evaluate(board, network), board.fen()
+
+
+def test_a_run_started_wider_than_its_network_scores_as_that_network():
+    network = nn.default_network()
+    start = train.warm_start(network, 1, 8, hidden=2 * network.hidden)
+    assert start.hidden == 2 * network.hidden and np.any(start.w1[:, network.hidden:])
+    wider = nn.quantise(start)
+    for board in game_positions(range(2), plies=120, every=4):
+        assert nn.network_evaluate(board, wider) == nn.network_evaluate(board, network), board.fen()
+    with pytest.raises(ValueError):
+        train.warm_start(network, 1, 8, hidden=network.hidden // 2)
