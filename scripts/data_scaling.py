@@ -9,8 +9,8 @@ Each size is one run of scripts/train.py from random weights on the first N posi
 folder (whole chunks: ``--limit``), with the same settings at every size; the validation set is
 the same in every run (train.py holds out the same chunks while the folder only grows). A size
 already measured (its line in ``--results``) is not run again, so a run that was stopped resumes;
-the whole folder (size 0) is run again when it has grown, which adds a point. The plot is the best validation loss of each run
-against its training positions, on a log scale.
+the whole folder (size 0) is run again when it has grown, which adds a point. The plot is the
+best validation loss of each run against its training positions, on a log scale.
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def measured(path: Path) -> list[dict]:
 
 def run(size: int | None, args: argparse.Namespace) -> dict:
     """One training run; its training positions and best validation loss."""
-    out = args.results.parent / f"net-{size or 'all'}.npz"
+    out = args.results.parent / f"net-h{args.hidden}-{size or 'all'}.npz"
     command = [sys.executable, str(ROOT / "scripts" / "train.py"), "--epochs", str(args.epochs),
                "--output-buckets", str(args.output_buckets), "--hidden", str(args.hidden),
                "--out", str(out)]
@@ -73,7 +73,10 @@ def plot(rows: list[dict], path: Path) -> None:
             ax.annotate(f"{r['validation']:.5f}", (r["positions"], r["validation"]),
                         textcoords="offset points", xytext=(4, 6), fontsize=8)
     ax.set_xscale("log")
-    ticks = sorted({r["positions"] for r in rows})
+    ticks = []
+    for positions in sorted({r["positions"] for r in rows}):
+        if not ticks or positions > 1.3 * ticks[-1]:  # labels close together overlap
+            ticks.append(positions)
     ax.set_xticks(ticks)
     ax.set_xticklabels([f"{t / 1e6:.1f}M" for t in ticks])
     ax.minorticks_off()

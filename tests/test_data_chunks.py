@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import random
 import signal
 import subprocess
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 
 import chunks
 import convert_chunks
+import data_scaling
 import gen_data
 import train
 import tune
@@ -552,3 +554,17 @@ def test_a_training_limit_shrinks_the_training_chunks_and_keeps_validation_and_s
     everything, limited = run(), run("--limit", "1000")
     assert 1000 <= limited[0] < everything[0] / 3
     assert limited[1:] == everything[1:]
+
+
+def test_the_scaling_script_trains_each_size_once_on_the_same_validation_set(tmp_path, monkeypatch):
+    labelled_chunks(tmp_path / "data", range(160), per_chunk=400)
+    monkeypatch.setenv("BRUDNO_DATA", str(tmp_path / "data"))
+    results = tmp_path / "results.jsonl"
+    args = ["--sizes", "1000", "0", "--epochs", "1", "--hidden", "8", "--results", str(results)]
+    data_scaling.main(args)
+    rows = [json.loads(line) for line in results.read_text().splitlines()]
+    assert [row["size"] for row in rows] == [1000, None]
+    assert rows[0]["positions"] < rows[1]["positions"] / 3
+    assert all(0 < row["validation"] < 0.25 for row in rows)
+    data_scaling.main(args)  # both measured: nothing runs again
+    assert len(results.read_text().splitlines()) == 2
