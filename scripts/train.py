@@ -18,8 +18,8 @@ Two sources, one training loop:
 The teacher's scale K_t is fitted as in scripts/tune.py (over chunks, on the first million
 training positions): the target of a position is lambda * result + (1 - lambda) * sigmoid(K_t *
 teacher score / 400), and the network's prediction sigmoid(K_t * out / 400), so that its output
-is on the teacher's centipawn scale. Adam on
-mini-batches of the mean squared error, with hand-written gradients. The first layer is sparse:
+is on the teacher's centipawn scale. Adam on mini-batches of the mean squared error, with
+hand-written gradients. The first layer is sparse:
 an accumulator is the sum of the weight rows of its position's men (a numba kernel, both cores),
 and its gradient is added back into just those rows, so a batch costs ~30 men x H, not 768 x H.
 The learning rate falls linearly to a tenth of itself by the last position of the last epoch;
@@ -329,8 +329,7 @@ def warm_start(network: nn.Network, buckets: int = 1, heads: int = 1, hidden: in
         raise ValueError(f"a network of {start.buckets} king bucket(s), {start.heads} head(s) and "
                          f"H = {start.hidden} cannot start one of {buckets}, {heads} and H = {hidden}")
     new = hidden - start.hidden
-    fresh = initialise(new, seed) if new else None
-    w1 = start.w1 if not new else np.concatenate([start.w1, fresh.w1], axis=1)
+    w1 = np.concatenate([start.w1, initialise(new, seed).w1], axis=1) if new else start.w1
     if buckets != 1:
         w1 = np.concatenate([w1, np.zeros((buckets * nn.N_INPUTS, hidden), dtype=np.float32)])
     b1 = np.concatenate([start.b1, np.zeros(new, dtype=np.float32)])
@@ -699,8 +698,8 @@ def main(argv: list[str] | None = None) -> None:
                                                                 "over chunks, 4096 over text files)")
     parser.add_argument("--lr", type=float, default=3e-3, help="Adam's step size at the start")
     parser.add_argument("--limit", type=int, help="use only the first N positions (text files: "
-                                                  "shared among the files; chunks: whole training chunks, the "
-                                                  "validation set unchanged)")
+                                                  "shared among the files; chunks: whole training "
+                                                  "chunks, the validation set unchanged)")
     parser.add_argument("--validation", type=float, default=0.1,
                         help="share of positions held out, in whole games")
     parser.add_argument("--valid-limit", type=int, default=200_000,
