@@ -1,4 +1,4 @@
-"""The search's parameters, each declared once, and its reduction and extension rules.
+"""The search's parameters, each declared once, with their ranges for a tuner of games.
 
 Every number a rule of the search reads is a `Parameter` in PARAMETERS: its value, the value that
 switches its rule off, and the range and step a tuner of games may try. From that list follow each
@@ -7,18 +7,19 @@ parameter's slot in the `params` array (a module constant of its name: the kerne
 no-pruning oracle (`without_pruning`). Numba freezes module globals when it compiles, so the values
 travel as that array: a tuner changes them with no recompile. A new rule with a parameter is two
 edits: its declaration here and the rule that reads it (tests/test_search_parts.py adds one).
+The rules that set a node's depth are in engine/depth_rules.py; the time rules, which read the
+array in Python, in engine/timeman.py. This module needs numpy only: the UCI loop imports it at
+once, before the kernels load.
 """
 
 from __future__ import annotations
 
 import functools
-import math
+import os
+import sys
 from dataclasses import dataclass
 
 import numpy as np
-from numba import boolean, int64, njit
-
-from engine.bitboards import compile_kernel
 
 MAX_DEPTH = 100  # the deepest iteration
 NEVER = 1 << 30  # a depth, count or margin no search reaches: the value that switches a rule off
@@ -74,6 +75,13 @@ PARAMETERS = (
     Parameter("ASPIRATION", 30, 30, 10, 60, 5),
     Parameter("ASPIRATION_DEPTH", 4, NEVER, 2, 8, 1),
     Parameter("ASPIRATION_LIMIT", 1000, 1000, 300, 2000, 100),
+    # Time (engine/timeman.py): a clock without `movestogo` is shared out as if MOVES_TO_GO moves
+    # were left; the soft limit (start no new iteration after it) is SOFT_SHARE hundredths of a
+    # move's share, times SETTLED_SCALE hundredths while the best move stays put (more as it
+    # changes or the score falls).
+    Parameter("MOVES_TO_GO", 20, 20, 10, 40, 2),
+    Parameter("SOFT_SHARE", 70, 70, 40, 150, 5),
+    Parameter("SETTLED_SCALE", 60, 60, 30, 100, 5),
     # Whole techniques, on in play, off for the techniques table (scripts/alphabeta_table.py).
     Parameter("TABLE_READS", 1, 0),  # 0: no node reads the table (scores or moves)
     Parameter("KILLERS_AND_HISTORY", 1, 0),  # 0: quiet cut-offs are not recorded
@@ -96,64 +104,6 @@ KERNEL_PARAMS = np.zeros(PARAMS, dtype=np.int64)
 for _parameter in PARAMETERS:
     _slot = SLOTS[_parameter.name]
     KERNEL_PARAMS[_slot:_slot + len(_parameter.values)] = _parameter.values
-
-
-def late_move_reductions(params: np.ndarray) -> np.ndarray:
-    """Late-move reductions by remaining depth and by the number of moves searched before, from
-    LMR_BASE and LMR_DIVISOR (made once for each pair: the kernel only reads it)."""
-    return _reductions(int(params[SLOTS["LMR_BASE"]]), int(params[SLOTS["LMR_DIVISOR"]]))
-
-
-@functools.lru_cache(maxsize=8)
-def _reductions(base: int, divisor: int) -> np.ndarray:
-    table = np.zeros((MAX_DEPTH + 2, 64), dtype=np.int64)
-    for depth in range(1, MAX_DEPTH + 2):
-        for moves in range(1, 64):
-            table[depth, moves] = int(base / 100
-                                      + math.log(depth) * math.log(moves) / (divisor / 100))
-    return table
-
-
-# This module by name, for its slots (module constants made above) in the numba rules below.
-from engine import params as P  # noqa: E402
-
-
-@njit(cache=True, nogil=True)
-def _extends_check(in_check, ply, root_depth):
-    """Whether a node is searched one ply deeper: in check (so that mates and perpetuals are
-    seen), while the line is shorter than twice the iteration's depth (which bounds the
-    extensions a line can collect)."""
-    return in_check and ply < 2 * root_depth
-
-
-@njit(cache=True, nogil=True)
-def null_move_reduction(params, depth, static_eval, beta):
-    """How much shallower than the node the null move's search is: NULL_MOVE_BASE plies, one more
-    per NULL_MOVE_DEPTH_DIVISOR of depth, and one more per NULL_MOVE_EVAL_DIVISOR of the static
-    score above beta, up to NULL_MOVE_EVAL_MAX."""
-    return (params[P.NULL_MOVE_BASE] + depth // params[P.NULL_MOVE_DEPTH_DIVISOR]
-            + min(params[P.NULL_MOVE_EVAL_MAX],
-                  (static_eval - beta) // params[P.NULL_MOVE_EVAL_DIVISOR]))
-
-
-@njit(cache=True, nogil=True)
-def _late_move_reduction(params, reductions, depth, moves_searched, is_quiet, in_check,
-                         gives_check, is_pv):
-    """How much shallower a move is searched at first: from LMR_DEPTH plies of depth on, a quiet
-    move that is not a check (nor out of check) after LMR_MOVES moves, by the table (one ply less
-    in PV nodes), leaving at least one ply; 0 for every other move."""
-    if (depth < params[P.LMR_DEPTH] or moves_searched < params[P.LMR_MOVES] or not is_quiet
-            or in_check or gives_check):
-        return 0
-    return max(0, min(reductions[depth, min(moves_searched, 63)] - is_pv, depth - 2))
-
-
-@njit(cache=True, nogil=True)
-def _internal_iterative_reduction(depth, has_table_move, iir_depth):
-    """How much shallower a node is searched: one ply from ``iir_depth`` (IIR_DEPTH) on when the
-    table has no move for it (its move order is then poor), else 0 (+17 Elo at the scaled
-    2+0.02, docs/experiments.md)."""
-    return 1 if not has_table_move and depth >= iir_depth else 0
 
 
 def default(name: str) -> int | tuple[int, ...]:
@@ -192,9 +142,6 @@ def tuned(environ: dict[str, str] | None = None) -> np.ndarray:
     """The parameters a search starts from: the declared ones, with what the BRUDNO_PARAMS
     environment variable overrides (a tuner's; an invalid value is reported on stderr, where it
     cannot disturb UCI, and the declared values are kept)."""
-    import os
-    import sys
-
     text = (os.environ if environ is None else environ).get(OVERRIDES, "")
     if not text:
         return KERNEL_PARAMS
@@ -203,6 +150,12 @@ def tuned(environ: dict[str, str] | None = None) -> np.ndarray:
     except ValueError as error:
         print(f"brudno: {OVERRIDES} ignored: {error}", file=sys.stderr)
         return KERNEL_PARAMS
+
+
+@functools.cache
+def active() -> np.ndarray:
+    """The parameters of this process's searches and clock: `tuned`, read once."""
+    return tuned()
 
 
 def without_pruning(kernel_params: np.ndarray) -> np.ndarray:
@@ -217,12 +170,3 @@ def without_pruning(kernel_params: np.ndarray) -> np.ndarray:
             slot = SLOTS[parameter.name]
             off[slot:slot + len(parameter.values)] = parameter.off
     return off
-
-
-# Compiled at import (never during a search).
-extends_check = compile_kernel(_extends_check, boolean(boolean, int64, int64))
-internal_iterative_reduction = compile_kernel(_internal_iterative_reduction,
-                                              int64(int64, boolean, int64))
-late_move_reduction = compile_kernel(_late_move_reduction, int64(int64[::1], int64[:, ::1], int64,
-                                                                 int64, boolean, boolean, boolean,
-                                                                 boolean))

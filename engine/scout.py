@@ -30,14 +30,14 @@ from engine import network as nn
 from engine.bitboards import (PIECE_VALUES, SEVENTH_RANK, SQUARE_BB, U0, compile_kernel, lsb,
                               popcount, unmanaged)
 from engine.bitmove import child, is_quiet_code
+from engine.depth_rules import (extends_check, internal_iterative_reduction, late_move_reduction,
+                                null_move_reduction)
 from engine.endgame import with_endgame_knowledge_kernel
 from engine.evaluate import _evaluate_kernel
 from engine.movegen import (_capture_kernel_impl, _quiet_kernel_impl, evasion_kernel,
                             promotion_kernel, quiet_checks)
 from engine.movepick import _first_moves, _next_move, _record_cutoff
 from engine import params as P
-from engine.params import (extends_check, internal_iterative_reduction, late_move_reduction,
-                           null_move_reduction)
 from engine.score import INFINITY, MATE, MATE_BOUND, MAX_PLY, TB_WIN_THRESHOLD, wdl_to_score
 from engine.see import _see_kernel
 from engine.tt import EXACT, LOWER, UPPER, score_from_tt, score_to_tt
@@ -737,7 +737,7 @@ plus one), and the caller probes it and calls again (the table, history and kill
 call found: every entry stored is the result of a finished subtree). ``path[:last + 1]``: the keys
 of the positions since the last irreversible move (or null move), this one last, for repetitions;
 ``halfmove``: the fifty-move counter. ``root_depth``: the iteration's, which bounds the check
-extension (`params.extends_check`). ``params``: engine/params.py's slots; ``reductions``: the
+extension (`depth_rules.extends_check`). ``params``: engine/params.py's slots; ``reductions``: the
 late-move reductions by depth and move number. ``weights``: the classical evaluation's; where
 params[P.NETWORK] is set, the network's weights ``network`` (NETWORK_WEIGHTS) evaluate instead,
 from first layers kept by ply in ``acc`` (int32, (MAX_PLY + 1, 2, H)): the caller fills ``acc[ply]``, the kernel updates the

@@ -22,12 +22,13 @@ from engine import evaluate as classical
 from engine import network as nn
 from engine import params, scout
 from engine.bitboards import direct_call
+from engine.depth_rules import late_move_reductions
 from engine.endgame import with_endgame_knowledge
 from engine.evaluate import evaluate
 from engine.makemove import push
 from engine.movepick import OrderingTables, code_move, ordered_moves
 from engine.network import NetworkEvaluation
-from engine.params import MAX_DEPTH, late_move_reductions
+from engine.params import MAX_DEPTH
 from engine.results import Info, SearchResult
 from engine.score import INFINITY, MATE, MATE_BOUND, MAX_PLY
 from engine.timeman import Limits, TimeBudget, soft_scale
@@ -35,7 +36,6 @@ from engine.tt import EXACT, TranspositionTable, score_to_tt
 from engine.zobrist import key_and_check, position_key
 
 CHECK_EVERY = 64  # nodes between looks at the clock and the stop flag (a few ms)
-_TUNED = params.tuned()  # read once per process
 PROBE_TABLE_SIZE = 1 << 16  # tablebase results kept for the kernel in one search (a power of 2)
 
 # The scout kernel's ways in, as the search calls them (bitboards.direct_call).
@@ -127,7 +127,7 @@ class Search:
         # them off to measure what each saves (the kernel's own are params slots).
         self.iterative_deepening = True  # False: only the last depth is searched
         # The values of engine/params.py's parameters this search uses (a tuner sets others).
-        self.parameters = _TUNED
+        self.parameters = params.active()
 
     # ------------------------------------------------------------------ iterative deepening
 
@@ -514,8 +514,8 @@ class Search:
         """The soft deadline, stretched or shrunk by the root's stability under a clock."""
         if self.flexible_from is None:
             return self.soft_deadline
-        span = (self.soft_deadline - self.flexible_from) * soft_scale(self.best_move_changes,
-                                                                       self.score_drop)
+        span = (self.soft_deadline - self.flexible_from) * soft_scale(
+            self.best_move_changes, self.score_drop, self.parameters)
         return self.flexible_from + span
 
     def _iteration_limit_reached(self, limits: Limits, result: SearchResult, depth: int) -> bool:

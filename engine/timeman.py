@@ -3,7 +3,9 @@
 The search gets two deadlines: a soft one (do not start another iteration after it) and a hard
 one (abort the iteration in progress and play the best move found so far). Both are in seconds
 from the moment the clock starts for us (the `go`, or the `ponderhit` when pondering). Under a
-clock the soft one stretches or shrinks with how settled the search is (`soft_scale`).
+clock the soft one stretches or shrinks with how settled the search is (`soft_scale`). Their
+numbers are search parameters (engine/params.py: MOVES_TO_GO, SOFT_SHARE, SETTLED_SCALE), so a
+tuner of games sets them as it sets the kernel's.
 """
 
 from __future__ import annotations
@@ -11,6 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import chess
+import numpy as np
+
+from engine import params
 
 
 @dataclass
@@ -42,9 +47,6 @@ class TimeBudget:
     flexible: bool = False  # the soft limit may be scaled by `soft_scale` (clock games only)
 
 
-# A clock without `movestogo` is shared out as if this many moves were left before it ends (the
-# increments aside); fewer means more time for each move, more means more left over at the end.
-MOVES_TO_GO = 20
 # The engine cannot answer faster than this after a deadline: the scout kernel reads its stop word
 # every 1024 nodes (a few ms), the Python nodes read the clock every few dozen, then the answer is
 # printed.
@@ -55,13 +57,15 @@ REACTION_MARGIN = 0.015
 MOVETIME_MARGIN = 0.002
 
 
-def budget(limits: Limits, turn: chess.Color, move_overhead_ms: int) -> TimeBudget:
+def budget(limits: Limits, turn: chess.Color, move_overhead_ms: int,
+           parameters: np.ndarray | None = None) -> TimeBudget:
     """Soft and hard deadlines for the side to move, with ``Move Overhead`` kept in reserve on a
     clock. A `go movetime` searches for the whole movetime, as in Stockfish: Move Overhead is a
     reserve against losing on time, and a fixed time per move has no clock to lose.
 
     A `go ponder` is budgeted like the same `go` without `ponder`: the engine applies the budget
-    from the `ponderhit` on, and searches without a limit until then.
+    from the `ponderhit` on, and searches without a limit until then. ``parameters``: the search's
+    (default `params.active()`).
     """
     if limits.infinite:
         return TimeBudget(None, None)
@@ -81,23 +85,27 @@ def budget(limits: Limits, turn: chess.Color, move_overhead_ms: int) -> TimeBudg
         # Inside the reserve: answer as fast as possible and let the increment refill the clock.
         return TimeBudget(0.001, 0.002)
 
-    moves_to_go = limits.movestogo if limits.movestogo else MOVES_TO_GO
+    parameters = params.active() if parameters is None else parameters
+    moves_to_go = limits.movestogo if limits.movestogo else int(parameters[params.MOVES_TO_GO])
     moves_to_go = max(1, min(moves_to_go, 50))
     share = remaining / moves_to_go + increment * 0.75
     # The last move before a time control may use much of what is left, never all of it.
     hard = min(share * 4, remaining * (0.7 if moves_to_go == 1 else 0.3))
-    soft = min(share * 0.7, hard)
+    soft = min(share * float(parameters[params.SOFT_SHARE]) / 100, hard)
     return TimeBudget(max(0.001, soft), max(0.002, hard), flexible=True)
 
 
-def soft_scale(best_move_changes: float, score_drop: int) -> float:
-    """The factor on the soft limit after an iteration: below 1 while the best move stays put,
-    up to 2.5 while it keeps changing or the score is falling (the hard limit still caps it).
+def soft_scale(best_move_changes: float, score_drop: int,
+               parameters: np.ndarray | None = None) -> float:
+    """The factor on the soft limit after an iteration: SETTLED_SCALE hundredths while the best
+    move stays put, up to 2.5 while it keeps changing or the score is falling (the hard limit
+    still caps it).
 
     ``best_move_changes`` counts changes of the best move, halved at every iteration, so recent
     ones weigh most; ``score_drop`` is how many centipawns the score fell in the last iteration.
     """
-    scale = 0.6 + 0.8 * best_move_changes
+    parameters = params.active() if parameters is None else parameters
+    scale = float(parameters[params.SETTLED_SCALE]) / 100 + 0.8 * best_move_changes
     if score_drop > 15:
         scale *= 1.0 + min(score_drop, 150) / 150
     return min(scale, 2.5)

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine import params
 from engine.bitmove import is_quiet_code, move_code
 from engine.movepick import OrderingTables, ordered_moves
 from engine.perft import KIWIPETE
@@ -112,7 +113,8 @@ def test_mate_scores_are_stored_relative_to_the_node(score):
 
 
 def test_tt_never_holds_more_than_its_hash_budget():
-    TranspositionTable(1)  # the kernels and the move table are loaded once per process, not per table
+    # The kernels and the move table are loaded once per process, not per table: load them first.
+    TranspositionTable(1).store(1, 1, EXACT, 0, chess.Move.from_uci("e2e4"))
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
     tt = TranspositionTable(1)
@@ -290,6 +292,19 @@ def test_soft_limit_shrinks_when_settled_and_stretches_when_the_best_move_change
     assert soft_scale(10.0, 500) == 2.5  # capped: the hard limit is the real bound
 
 
+def test_the_clock_shares_are_search_parameters_a_tuner_can_set():
+    clock = Limits(wtime=60000, btime=60000, winc=600, binc=600)
+    declared = budget(clock, chess.WHITE, 30)
+    assert declared == budget(clock, chess.WHITE, 30, params.KERNEL_PARAMS)
+    fewer_moves = budget(clock, chess.WHITE, 30, params.with_overrides("MOVES_TO_GO=10"))
+    assert fewer_moves.soft > 1.5 * declared.soft
+    assert fewer_moves.hard > declared.hard
+    larger_share = budget(clock, chess.WHITE, 30, params.with_overrides("SOFT_SHARE=140"))
+    assert larger_share.soft == pytest.approx(2 * declared.soft)
+    assert larger_share.hard == declared.hard
+    assert soft_scale(0.0, 0, params.with_overrides("SETTLED_SCALE=90")) == pytest.approx(0.9)
+
+
 def test_only_clock_budgets_are_flexible():
     assert budget(Limits(wtime=60000, btime=60000), chess.WHITE, 30).flexible
     assert not budget(Limits(movetime=1000), chess.WHITE, 30).flexible
@@ -381,7 +396,7 @@ def test_a_new_parameter_is_one_declaration_from_which_its_slot_defaults_and_ora
         "PARAMETERS = (\n",
         'PARAMETERS = (\n    Parameter("NEW_MARGIN", (70, 140), NEVER, 10, 300, 10, prunes=True),\n', 1)
     assert "NEW_MARGIN" in code
-    path = tmp_path / "params_with_a_new_parameter.py"  # numba caches its kernels beside it
+    path = tmp_path / "params_with_a_new_parameter.py"
     path.write_text(code)
     added = types.ModuleType("params_with_a_new_parameter")
     added.__file__ = str(path)
