@@ -24,6 +24,7 @@ import convert_chunks
 import data_scaling
 import gen_data
 import train
+import training_data
 import tune
 from engine import network as nn
 from engine.evaluate import evaluate
@@ -121,10 +122,10 @@ def test_the_trainers_decoding_of_records_gives_each_perspectives_features():
     boards = sample_boards(150, seed=9)
     records = np.frombuffer(b"".join(chunks.pack(b, position_key(b), 50, 2) for b in boards),
                             dtype=chunks.RECORD)
-    data = train.positions_from_records(records)
+    data = training_data.positions_from_records(records)
     for board, us, them, score, result in zip(boards, data.us, data.them, data.score, data.result):
-        assert sorted(us[us != train.PAD]) == list(nn.features(board, board.turn))
-        assert sorted(them[them != train.PAD]) == list(nn.features(board, not board.turn))
+        assert sorted(us[us != training_data.PAD]) == list(nn.features(board, board.turn))
+        assert sorted(them[them != training_data.PAD]) == list(nn.features(board, not board.turn))
         # Labels turned to the side to move's view.
         assert score == (50 if board.turn else -50) and result == (1.0 if board.turn else 0.0)
 
@@ -343,7 +344,7 @@ def test_a_folder_may_mix_both_versions(tmp_path):
     status = gen_data.status(folder, detail=True)
     assert f"positions   {len(records):,}" in status and "games       14" in status
     assert "duplicates  0 " in status
-    assert len(train.ChunkStream(paths)) == len(records)
+    assert len(training_data.ChunkStream(paths)) == len(records)
 
 
 # ---------------------------------------------------------------------- the generator
@@ -466,7 +467,7 @@ def labelled_chunks(folder: Path, seeds: range, per_chunk: int = 600) -> int:
 
 def test_the_sparse_gradients_equal_the_dense_ones():
     boards = sample_boards(40, seed=11)
-    us, them = train.encode([b.board_fen() for b in boards], np.array([b.turn for b in boards]))
+    us, them = training_data.encode([b.board_fen() for b in boards], np.array([b.turn for b in boards]))
     rng = np.random.default_rng(2)
     params = nn.Parameters(rng.normal(0, 0.09, (nn.N_INPUTS, 12)), rng.normal(0.1, 0.07, 12),
                            rng.normal(0, 0.16, 24), 0.01)
@@ -483,7 +484,7 @@ def test_the_sparse_gradients_equal_the_dense_ones():
         assert scale > 0 and np.abs(sparse[name] - dense[name]).max() < 1e-4 * scale, name
     # Only the rows of inputs that some position has get a gradient.
     used = np.zeros(nn.N_INPUTS, dtype=bool)
-    used[np.concatenate([us, them]).ravel()[np.concatenate([us, them]).ravel() != train.PAD]] = True
+    used[np.concatenate([us, them]).ravel()[np.concatenate([us, them]).ravel() != training_data.PAD]] = True
     assert (sparse["w1"][~used] == 0).all() and (np.abs(sparse["w1"][used]).sum(axis=1) > 0).any()
 
 
@@ -491,26 +492,26 @@ def test_held_out_chunks_past_the_validation_limit_train(tmp_path):
     labelled_chunks(tmp_path, range(160), per_chunk=400)
     paths = sorted(chunks.chunk_paths(tmp_path))
     assert len(paths) >= 12
-    every_fourth = train.chunk_split(paths, 0.25)[1]
+    every_fourth = training_data.chunk_split(paths, 0.25)[1]
     first = chunks.read_header(every_fourth[0])[0]["count"]
-    train_paths, valid_paths = train.chunk_split(paths, 0.25, valid_limit=first + 1)
+    train_paths, valid_paths = training_data.chunk_split(paths, 0.25, valid_limit=first + 1)
     # Enough chunks to hold the limit, the first of the held-out ones; every other chunk trains.
     assert valid_paths == every_fourth[:2]
     assert sorted(train_paths + valid_paths) == paths
-    assert train.chunk_split(paths, 0.25, valid_limit=first)[1] == every_fourth[:1]
-    assert train.chunk_split(paths, 0.25, valid_limit=None)[1] == every_fourth
+    assert training_data.chunk_split(paths, 0.25, valid_limit=first)[1] == every_fourth[:1]
+    assert training_data.chunk_split(paths, 0.25, valid_limit=None)[1] == every_fourth
 
 
 def test_streaming_training_on_chunks_lowers_the_validation_loss(tmp_path):
     count = labelled_chunks(tmp_path, range(160), per_chunk=400)
     assert count > 6000
     paths = chunks.chunk_paths(tmp_path)
-    train_paths, valid_paths = train.chunk_split(paths, 0.25)
+    train_paths, valid_paths = training_data.chunk_split(paths, 0.25)
     assert valid_paths and not set(train_paths) & set(valid_paths)
-    stream, valid = train.ChunkStream(train_paths, buffer=2), train.ChunkStream(valid_paths).load()
+    stream, valid = training_data.ChunkStream(train_paths, buffer=2), training_data.ChunkStream(valid_paths).load()
     seen = [part for part in stream.batches(256, np.random.default_rng(1))]
     assert sum(len(p) for p in seen) == len(stream)  # every position once an epoch
-    sample = train.ChunkStream(train_paths).load()
+    sample = training_data.ChunkStream(train_paths).load()
     scale = tune.fit_scale(sample.score, sample.result)
     valid_target = tune.targets(valid, scale, 0.0)
     start = train.initialise(16, seed=1)

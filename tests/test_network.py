@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import train
+import training_data
 import tune
 from dataset import Sample, write_samples
 from engine import network as nn
@@ -130,12 +131,12 @@ def test_own_pieces_are_the_first_half_of_the_inputs_from_either_side():
 
 def test_the_trainers_encoding_gives_each_perspectives_features():
     boards = game_positions(range(10))
-    us, them = train.encode([b.board_fen() for b in boards], np.array([b.turn for b in boards]))
+    us, them = training_data.encode([b.board_fen() for b in boards], np.array([b.turn for b in boards]))
     for board, own, other in zip(boards, us, them):
-        assert sorted(own[own != train.PAD]) == list(nn.features(board, board.turn))
-        assert sorted(other[other != train.PAD]) == list(nn.features(board, not board.turn))
+        assert sorted(own[own != training_data.PAD]) == list(nn.features(board, board.turn))
+        assert sorted(other[other != training_data.PAD]) == list(nn.features(board, not board.turn))
         # Rebuilt as its side to move sees it, the position scores the same.
-        assert list(nn.features(train.board_of(own), chess.WHITE)) == list(nn.features(board, board.turn))
+        assert list(nn.features(training_data.board_of(own), chess.WHITE)) == list(nn.features(board, board.turn))
 
 
 def test_a_saved_network_loads_back_unchanged(saved, tmp_path):
@@ -207,7 +208,7 @@ def write_labelled_games(path, seeds: range) -> None:
 
 def test_the_gradients_are_the_derivatives_of_the_loss():
     boards = game_positions(range(3), every=10)
-    us, them = train.encode([b.board_fen() for b in boards], np.array([b.turn for b in boards]))
+    us, them = training_data.encode([b.board_fen() for b in boards], np.array([b.turn for b in boards]))
     x = train.DenseInputs(len(boards)).fill(us, them).astype(np.float64)
     target = np.random.default_rng(1).random(len(boards))
     start = trained_like_parameters(6, seed=2)
@@ -220,7 +221,7 @@ def test_the_gradients_are_the_derivatives_of_the_loss():
         for _ in range(5):
             at = tuple(rng.integers(0, n) for n in values.shape)
             if name == "w1":  # a row that some position uses
-                at = (int(rng.choice(us[us != train.PAD])), at[1])
+                at = (int(rng.choice(us[us != training_data.PAD])), at[1])
             original, step = values[at], 1e-6
             values[at] = original + step
             up = train.gradients(params, x, target, 1.5)[0]
@@ -233,7 +234,7 @@ def test_the_gradients_are_the_derivatives_of_the_loss():
 def test_training_on_a_small_labelled_set_lowers_the_validation_loss(tmp_path):
     path = tmp_path / "d.txt"
     write_labelled_games(path, range(125))
-    data = train.build_positions([path])
+    data = training_data.build_positions([path])
     assert len(data) > 4000
     trainset, valid = tune.split(data, 0.25, block=101)
     scale = tune.fit_scale(trainset.score, trainset.result)
@@ -247,7 +248,7 @@ def test_training_on_a_small_labelled_set_lowers_the_validation_loss(tmp_path):
     # start is also roughly what a constant achieves).
     assert after < 0.8 * before, (before, after)
     # A second build reads the cache.
-    assert (train.build_positions([path]).us == data.us).all()
+    assert (training_data.build_positions([path]).us == data.us).all()
 
 
 def test_the_training_script_writes_a_network_the_engine_can_load(tmp_path, capsys):
@@ -282,7 +283,7 @@ def test_the_shipped_network_loads_and_knows_a_queen_from_nothing():
 
 def test_mirroring_the_files_of_an_index_list_gives_the_mirrored_boards_inputs():
     boards = [b for b in game_positions(range(2))][:20]
-    us = np.full((len(boards), nn.MAX_ACTIVE), train.PAD, dtype=np.int16)
+    us = np.full((len(boards), nn.MAX_ACTIVE), training_data.PAD, dtype=np.int16)
     for row, board in enumerate(boards):
         active = nn.features(board, board.turn)
         us[row, :len(active)] = active
@@ -290,5 +291,5 @@ def test_mirroring_the_files_of_an_index_list_gives_the_mirrored_boards_inputs()
     mirrored = train.mirror_files(us, flip)
     for row, board in enumerate(boards):
         expected = board.transform(chess.flip_horizontal) if flip[row] else board
-        got = sorted(int(i) for i in mirrored[row] if i != train.PAD)
+        got = sorted(int(i) for i in mirrored[row] if i != training_data.PAD)
         assert got == list(nn.features(expected, board.turn))

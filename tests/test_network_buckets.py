@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import train
+import training_data
 from engine import network as nn
 from test_network import game_positions
 from test_network_incremental import boards_of, fresh
@@ -111,21 +112,21 @@ def test_the_updated_first_layer_equals_the_fresh_one_as_kings_cross_buckets(buc
 
 def test_the_factorised_encoding_lists_each_man_as_shared_and_bucket_input():
     boards = game_positions(range(8))
-    us, them = train.encode([b.board_fen() for b in boards], np.array([b.turn for b in boards]),
+    us, them = training_data.encode([b.board_fen() for b in boards], np.array([b.turn for b in boards]),
                             nn.N_BUCKETS)
     for board, own, other in zip(boards, us, them):
         for perspective, listed in ((board.turn, own), (not board.turn, other)):
             shared, own_bucket = listed[:nn.MAX_ACTIVE], listed[nn.MAX_ACTIVE:]
-            assert sorted(shared[shared != train.PAD]) == list(nn.features(board, perspective))
-            assert sorted(own_bucket[own_bucket != train.PAD]) == list(
+            assert sorted(shared[shared != training_data.PAD]) == list(nn.features(board, perspective))
+            assert sorted(own_bucket[own_bucket != training_data.PAD]) == list(
                 nn.features(board, perspective, nn.N_BUCKETS) + 768)
-        assert list(nn.features(train.board_of(own), chess.WHITE, nn.N_BUCKETS)) == list(
+        assert list(nn.features(training_data.board_of(own), chess.WHITE, nn.N_BUCKETS)) == list(
             nn.features(board, board.turn, nn.N_BUCKETS))
 
 
 def test_folding_the_factorised_layer_keeps_every_output():
     boards = game_positions(range(6))
-    data = train.Positions(*train.encode([b.board_fen() for b in boards],
+    data = training_data.Positions(*training_data.encode([b.board_fen() for b in boards],
                                          np.array([b.turn for b in boards]), nn.N_BUCKETS),
                            np.zeros(len(boards), np.float32), np.zeros(len(boards), np.float32),
                            np.zeros(len(boards), np.int32))
@@ -142,10 +143,10 @@ def test_folding_the_factorised_layer_keeps_every_output():
 def test_mirroring_a_factorised_index_list_gives_the_mirrored_boards_lists():
     boards = game_positions(range(3))[:30]
     fields, turns = [b.board_fen() for b in boards], np.array([b.turn for b in boards])
-    us, _ = train.encode(fields, turns, nn.N_BUCKETS)
+    us, _ = training_data.encode(fields, turns, nn.N_BUCKETS)
     flip = np.arange(len(boards)) % 2 == 0
     mirrored = train.mirror_files(us, flip)
-    expected, _ = train.encode([b.transform(chess.flip_horizontal).board_fen() if f else b.board_fen()
+    expected, _ = training_data.encode([b.transform(chess.flip_horizontal).board_fen() if f else b.board_fen()
                                 for b, f in zip(boards, flip)], turns, nn.N_BUCKETS)
     for got, want in zip(mirrored, expected):
         assert sorted(got[:nn.MAX_ACTIVE]) == sorted(want[:nn.MAX_ACTIVE])
@@ -154,7 +155,7 @@ def test_mirroring_a_factorised_index_list_gives_the_mirrored_boards_lists():
 
 def test_the_sparse_gradients_of_a_factorised_layer_equal_the_dense_ones():
     boards = game_positions(range(2), every=8)
-    us, them = train.encode([b.board_fen() for b in boards], np.array([b.turn for b in boards]),
+    us, them = training_data.encode([b.board_fen() for b in boards], np.array([b.turn for b in boards]),
                             nn.N_BUCKETS)
     rows = (1 + nn.N_BUCKETS) * 768
     x = train.DenseInputs(len(boards), rows).fill(us, them).astype(np.float64)

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import train
+import training_data
 from engine import network as nn
 from engine.evaluate import EVAL_LIMIT
 from test_network import game_positions, trained_like_parameters, write_labelled_games
@@ -172,7 +173,7 @@ def test_the_updated_first_layer_scores_as_a_fresh_evaluation_through_every_head
 # ---------------------------------------------------------------------- training
 
 def encoded(boards: list[chess.Board], buckets: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    return train.encode([b.board_fen() for b in boards], np.array([b.turn for b in boards]), buckets)
+    return training_data.encode([b.board_fen() for b in boards], np.array([b.turn for b in boards]), buckets)
 
 
 def test_the_trainer_sends_each_position_through_the_engines_head_for_it():
@@ -180,7 +181,7 @@ def test_the_trainer_sends_each_position_through_the_engines_head_for_it():
     us, them = encoded(boards)
     assert train.output_heads(us, HEADS).tolist() == [nn.output_head(len(b.piece_map()), HEADS)
                                                       for b in boards]
-    data = train.Positions(us, them, *np.zeros((2, len(boards)), np.float32),
+    data = training_data.Positions(us, them, *np.zeros((2, len(boards)), np.float32),
                            np.zeros(len(boards), np.int32))
     params = headed_parameters(8, seed=2)
     expected = [nn.float_evaluate(board, params) / nn.OUTPUT_SCALE for board in boards]
@@ -204,7 +205,7 @@ def test_the_gradients_of_each_head_are_the_derivatives_of_the_loss_and_only_its
     picks = np.random.default_rng(4)
     checks = [("b2", (head,)) for head in range(HEADS)]
     checks += [("w2", (head, int(picks.integers(0, 12)))) for head in range(HEADS) for _ in range(3)]
-    checks += [("w1", (int(picks.choice(us[us != train.PAD])), int(picks.integers(0, 6))))
+    checks += [("w1", (int(picks.choice(us[us != training_data.PAD])), int(picks.integers(0, 6))))
                for _ in range(4)]
     checks += [("b1", (int(picks.integers(0, 6)),)) for _ in range(2)]
     for name, at in checks:
