@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 import technique_games
 
 
 def test_the_worth_plot_is_drawn_from_recorded_results_without_playing(tmp_path, monkeypatch):
-    pytest.importorskip("matplotlib")
     results = {"null move": {"wins": 22, "draws": 37, "losses": 41, "tc": "1.3+0.013",
                              "overrides": technique_games.TECHNIQUES["null move"], "forfeits": 0},
                "PVS": {"wins": 4, "draws": 4, "losses": 92, "tc": "1.3+0.013",
