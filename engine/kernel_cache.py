@@ -1,10 +1,10 @@
 """Numba's on-disk cache of the compiled kernels, kept in step with the whole package's source.
 
 Numba's cache checks only the file of the function it compiled, so a kernel compiled against an
-older params.py or movepick.py (whose functions it calls and freezes into itself) would load as it
-was after either file changed. At import, a stamp beside the cache (a hash of all of the package's
-modules) says which source the cached kernels were compiled from; when it differs, they are
-removed and compiled anew. The cache stays numba's own, in `engine/__pycache__`, which finds it
+older depth_rules.py or movepick.py (whose functions it calls and freezes into itself) would load
+as it was after either file changed. At import, a stamp beside the cache (a hash of all of the
+package's modules) says which source the cached kernels were compiled from; when it differs, they
+are removed and compiled anew. The cache stays numba's own, in `engine/__pycache__`, which finds it
 after the tree is copied or moved. Numba is not imported here (the UCI layer answers before it is).
 """
 
