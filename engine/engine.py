@@ -129,13 +129,18 @@ class Engine:
     def wait_ready(self, timeout: float | None = None) -> bool:
         """Waits until the evaluation is compiled and the search exists, and the helper processes
         of `Threads` have started; or for at most ``timeout`` seconds: whether it is ready."""
+        deadline = None if timeout is None else time.monotonic() + timeout
         if not self._loaded.wait(timeout):
             return False
         if self._load_error:
             self.listener.on_message(f"error loading the search: {self._load_error}")
-        if self.helpers is not None:
+        if self.helpers is None:
+            return True
+        if deadline is None:
             self.helpers.wait_ready()
-        return True
+            return True
+        # Helpers still starting join a later search (`go` never waits for them).
+        return self.helpers.started(max(0.0, deadline - time.monotonic()))
 
     # ------------------------------------------------------------------ game state and options
 

@@ -183,6 +183,11 @@ class HelperPool:
             self.on_error(f"helper {helper.index} did not start within {timeout:.0f} s")
             self._kill(helper)
 
+    def started(self, timeout: float) -> bool:
+        """Whether every helper has loaded and attached the table, waiting at most ``timeout``
+        seconds (a slow one is left to start: `wait_ready` gives up on it)."""
+        return not self._wait(("starting", "attaching"), timeout)
+
     def attach(self, tt: TranspositionTable) -> None:
         """Points the helpers at ``tt`` (the engine's table, resized into a new block). The
         engine calls `wait_ready` before it resizes, so that no helper is still opening the old one."""

@@ -24,6 +24,11 @@ READY_WAIT = 1.5  # seconds `isready` waits for the search to load before it ans
 GO_INTEGER_PARAMETERS = ("wtime", "btime", "winc", "binc", "movestogo", "movetime",
                          "depth", "nodes", "mate", "perft")
 GO_TIME_PARAMETERS = ("wtime", "btime", "winc", "binc", "movetime")
+# The largest value of a `go` parameter that is used as given: larger ones mean "no limit" in
+# practice (a clock of 24 days, a budget of 4.6e18 nodes) and are cut to it, where Python's
+# floats and the kernel's int64 still hold them.
+GO_LARGEST = {"nodes": 1 << 62}
+GO_LARGEST_DEFAULT = (1 << 31) - 1
 GO_WORDS = GO_INTEGER_PARAMETERS + ("infinite", "ponder", "searchmoves")
 
 
@@ -40,11 +45,15 @@ def format_score(score: int) -> str:
     return f"cp {score}"
 
 
-def parse_position(tokens: list[str], chess960: bool = False) -> chess.Board:
+def parse_position(tokens: list[str], chess960: bool = False,
+                   repairs: list[str] | None = None) -> chess.Board:
     """The board of `position startpos|fen <fen> [moves ...]` (tokens after `position`).
 
     With ``chess960`` (UCI_Chess960) the FEN's castling rights may name the rooks' files
     (Shredder-FEN `HAha`) or use X-FEN's `KQkq`, and the board's castling moves are king-takes-rook.
+    A FEN's castling right without its king and rook and an en passant square no pawn can take on
+    are dropped, as Stockfish drops them, each noted in ``repairs``: the GUI plays on from that
+    position, and refusing it would leave the engine searching the one before.
     """
     if not tokens:
         raise UciError("position needs 'startpos' or 'fen <fen>'")
@@ -68,12 +77,21 @@ def parse_position(tokens: list[str], chess960: bool = False) -> chess.Board:
         except ValueError as error:
             raise UciError(f"invalid FEN '{fen}': {error}") from None
         status = board.status()
+        if status & chess.STATUS_BAD_CASTLING_RIGHTS:
+            board.castling_rights = board.clean_castling_rights()
+            kept = board.fen(shredder=chess960).split()[2]
+            _note(repairs, f"castling rights without their king and rook dropped (kept: {kept})")
+        if status & chess.STATUS_INVALID_EP_SQUARE:
+            board.ep_square = None
+            _note(repairs, "an en passant square no pawn can take on dropped")
+        status = board.status()
         if status != chess.STATUS_VALID:
             problems = [flag.name.lower() for flag in chess.Status if flag and flag in status]
             raise UciError(f"impossible position '{fen}': {', '.join(problems)}")
     else:
         raise UciError(f"position needs 'startpos' or 'fen', not '{setup[0]}'")
     for text in moves:
+        text = text.lower()  # a promotion some GUIs write `a7a8Q`
         try:
             move = chess.Move.from_uci(text)
         except ValueError:
@@ -84,8 +102,15 @@ def parse_position(tokens: list[str], chess960: bool = False) -> chess.Board:
                 move = board.parse_uci(text)
             except ValueError:
                 raise UciError(f"illegal move '{text}' in position {board.fen()}") from None
+        if not move and board.is_check():
+            raise UciError(f"a null move ({text}) while in check in position {board.fen()}")
         board.push(move)
     return board
+
+
+def _note(repairs: list[str] | None, text: str) -> None:
+    if repairs is not None:
+        repairs.append(text)
 
 
 def parse_go(tokens: list[str], board: chess.Board) -> tuple[Limits, list[str]]:
@@ -120,7 +145,7 @@ def parse_go(tokens: list[str], board: chess.Board) -> tuple[Limits, list[str]]:
             elif word == "perft" and value < 0:
                 problems.append(f"go perft must not be negative, not {value}")
                 continue
-            setattr(limits, word, value)
+            setattr(limits, word, min(value, GO_LARGEST.get(word, GO_LARGEST_DEFAULT)))
         elif word in ("infinite", "ponder"):
             setattr(limits, word, True)
             i += 1
@@ -249,8 +274,8 @@ class UciProtocol:
         # 15 s). The answer never waits that long: a `go` meanwhile waits within its own clock.
         if not self.engine.wait_ready(timeout=READY_WAIT):
             self.on_message("the search is still loading (its kernels are compiled on a first "
-                            "start with an empty cache): a move asked for meanwhile waits within "
-                            "its clock")
+                            "start with an empty cache, or helper processes of Threads start): a "
+                            "move asked for meanwhile waits within its clock")
         self.send("readyok")
 
     def cmd_debug(self, args: list[str]) -> None:
@@ -277,7 +302,11 @@ class UciProtocol:
         self.engine.new_game()
 
     def cmd_position(self, args: list[str]) -> None:
-        self.engine.set_position(parse_position(args, self.engine.options["UCI_Chess960"]))
+        repairs: list[str] = []
+        board = parse_position(args, self.engine.options["UCI_Chess960"], repairs)
+        for repair in repairs:
+            self.on_message(f"warning: {repair}")
+        self.engine.set_position(board)
 
     def cmd_go(self, args: list[str]) -> None:
         limits, problems = parse_go(args, self.engine.board)

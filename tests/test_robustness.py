@@ -11,6 +11,7 @@ import chess.engine
 import pytest
 
 from engine.perft import KIWIPETE
+from engine.uci import UciError, parse_go, parse_position
 from uci_client import ENGINE_COMMAND, RawUci
 
 
@@ -58,6 +59,39 @@ def test_malformed_command_gets_one_info_string_and_changes_nothing(raw, command
     raw.send("d")
     lines = raw.read_until("Checkers")
     assert any(line.startswith("Fen: rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b") for line in lines)
+
+
+@pytest.mark.parametrize("fen, kept, warning", [
+    # White's king is on f1: its castling rights are the ones no position can have.
+    ("r3k2r/8/8/8/8/8/8/R4K1R w KQkq - 0 1", "r3k2r/8/8/8/8/8/8/R4K1R w kq - 0 1", "castling"),
+    ("4k3/8/8/8/8/8/8/R3K3 w - e6 0 1", "4k3/8/8/8/8/8/8/R3K3 w - - 0 1", "en passant"),
+])
+def test_a_fen_with_rights_its_position_cannot_have_is_taken_without_them(raw, fen, kept, warning):
+    # As Stockfish takes it: refused, the engine would search the position before and answer
+    # with a move the GUI's position does not have.
+    errors = info_strings_after(raw, f"position fen {fen}")
+    assert len(errors) == 1 and "warning" in errors[0] and warning in errors[0], errors
+    raw.send("d")
+    assert any(line == f"Fen: {kept}" for line in raw.read_until("Checkers"))
+
+
+def test_a_promotion_written_in_capitals_is_read():
+    board = parse_position("startpos moves e2e4 d7d5 e4d5 g8f6 d5d6 f6e4 d6c7 e4f6 c7b8Q".split())
+    assert board.peek() == chess.Move.from_uci("c7b8q")
+
+
+def test_a_null_move_that_leaves_a_king_in_check_is_refused():
+    with pytest.raises(UciError):
+        parse_position("fen 4k3/4R3/8/8/8/8/8/4K3 b - - 0 1 moves 0000".split())
+    # Out of check a null move is a move python-chess's clients send: it stays.
+    assert parse_position("startpos moves 0000".split()).turn == chess.BLACK
+
+
+def test_go_numbers_too_large_to_use_are_cut_to_limits_that_still_work():
+    limits, problems = parse_go(["wtime", "9" * 330, "nodes", "9" * 20, "movetime", "9" * 30],
+                                chess.Board())
+    assert not problems
+    assert limits.wtime == limits.movetime == 2 ** 31 - 1 and limits.nodes == 2 ** 62
 
 
 @pytest.mark.parametrize("command, problems, only", [
@@ -177,8 +211,6 @@ def check_no_exception_escaped(output: str, errors: str) -> None:
 def check_bestmoves_are_legal(lines: list[str], output: str) -> None:
     """Every `bestmove` must be legal in the position of a `go` sent since the line after which
     the previous `bestmove` came (the engine's position being the last one it accepted)."""
-    from engine.uci import UciError, parse_position
-
     segments = iter(output.split("readyok\n"))
     current = chess.Board().fen()
     candidates: set[str] = set()

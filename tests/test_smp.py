@@ -292,3 +292,25 @@ def test_go_never_waits_for_helpers_still_starting():
         assert elapsed < 0.6
     finally:
         assert engine.close() == 0
+
+
+@linux_only
+def test_isready_never_waits_for_starting_helpers_past_its_limit():
+    from engine.uci import READY_WAIT
+
+    engine = RawUci()
+    try:
+        engine.send("uci", "isready")
+        engine.read_until("readyok")
+        # Seven helpers loading numba on a small machine take seconds; Cute Chess gives up on
+        # `readyok` after 15 s, however many threads it asked for.
+        engine.send("setoption name Threads value 8")
+        started = time.monotonic()
+        engine.send("isready")
+        engine.read_until("readyok")
+        assert time.monotonic() - started < READY_WAIT + 1.0
+        engine.send("position startpos", "go depth 6")
+        lines = engine.read_until("bestmove")
+        assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board().legal_moves
+    finally:
+        assert engine.close() == 0
