@@ -55,6 +55,7 @@ def parse_position(tokens: list[str], chess960: bool = False,
     are dropped, as Stockfish drops them, each noted in ``repairs``: the GUI plays on from that
     position, and refusing it would leave the engine searching the one before.
     """
+    repairs = [] if repairs is None else repairs
     if not tokens:
         raise UciError("position needs 'startpos' or 'fen <fen>'")
     if "moves" in tokens:
@@ -80,10 +81,10 @@ def parse_position(tokens: list[str], chess960: bool = False,
         if status & chess.STATUS_BAD_CASTLING_RIGHTS:
             board.castling_rights = board.clean_castling_rights()
             kept = board.fen(shredder=chess960).split()[2]
-            _note(repairs, f"castling rights without their king and rook dropped (kept: {kept})")
+            repairs.append(f"castling rights without their king and rook dropped (kept: {kept})")
         if status & chess.STATUS_INVALID_EP_SQUARE:
             board.ep_square = None
-            _note(repairs, "an en passant square no pawn can take on dropped")
+            repairs.append("an en passant square no pawn can take on dropped")
         status = board.status()
         if status != chess.STATUS_VALID:
             problems = [flag.name.lower() for flag in chess.Status if flag and flag in status]
@@ -106,11 +107,6 @@ def parse_position(tokens: list[str], chess960: bool = False,
             raise UciError(f"a null move ({text}) while in check in position {board.fen()}")
         board.push(move)
     return board
-
-
-def _note(repairs: list[str] | None, text: str) -> None:
-    if repairs is not None:
-        repairs.append(text)
 
 
 def parse_go(tokens: list[str], board: chess.Board) -> tuple[Limits, list[str]]:
