@@ -467,6 +467,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--init", type=Path, metavar="NPZ",
                         help="start from this weight file (e.g. the shipped network: its training "
                              "continues on the data given) instead of random weights; H from it")
+    parser.add_argument("--teacher-scale", type=float, metavar="K",
+                        help="K_t as given instead of fitted (e.g. the --init network's: a K_t "
+                             "fitted on other data moves the output's scale)")
     parser.add_argument("--no-mirror", dest="mirror", action="store_false",
                         help="do not mirror half of each batch a-file to h-file")
     parser.add_argument("--seed", type=int, default=1, help="seeds the initial weights and the batches")
@@ -496,7 +499,7 @@ def main(argv: list[str] | None = None) -> None:
         # the folder only grows, whatever the limit (a sample spread over the folder moved with
         # it, from 2.75 to 2.85, and the validation loss moves with K_t).
         sample = ChunkStream(first_chunks(train_paths, SCALE_SAMPLE)).load(SCALE_SAMPLE)
-        teacher_scale = fit_scale(sample.score, sample.result)
+        teacher_scale = args.teacher_scale or fit_scale(sample.score, sample.result)
         if args.limit is not None:
             # After the split, so that the validation set is the same whatever the limit.
             train_paths = first_chunks(train_paths, args.limit)
@@ -511,7 +514,7 @@ def main(argv: list[str] | None = None) -> None:
             parser.error(f"{len(data)} positions are too few to hold out whole games for validation")
         log(f"{len(train)} training and {len(valid)} validation positions "
             f"({time.monotonic() - started:.0f} s)")
-        teacher_scale = fit_scale(train.score, train.result)
+        teacher_scale = args.teacher_scale or fit_scale(train.score, train.result)
     valid_target = targets(valid, teacher_scale, args.result_share)
     log(f"teacher scale K_t = {teacher_scale:.4f}; lambda = {args.result_share}; "
         f"H = {args.hidden}; king buckets: {buckets}; output buckets: {args.output_buckets}; "

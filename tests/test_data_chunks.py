@@ -555,6 +555,8 @@ def test_a_training_limit_shrinks_the_training_chunks_and_keeps_validation_and_s
     everything, limited = run(), run("--limit", "1000")
     assert 1000 <= limited[0] < everything[0] / 3
     assert limited[1:] == everything[1:]
+    # A network continued on other data keeps its own K_t when told it (its output's scale).
+    assert run("--teacher-scale", "2.7566")[2] == "2.7566" != everything[2]
 
 
 def test_the_scaling_script_trains_each_size_once_on_the_same_validation_set(tmp_path, monkeypatch):
