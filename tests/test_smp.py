@@ -275,42 +275,45 @@ def test_fuzzed_input_with_helpers_never_kills_the_engine_nor_yields_an_illegal_
     check_bestmoves_are_legal(lines, result.stdout)
 
 
-@linux_only
-def test_go_never_waits_for_helpers_still_starting():
+@pytest.fixture
+def loaded_engine():
+    """The engine process with its search loaded (`uci`, `isready` answered); it must quit
+    cleanly."""
     engine = RawUci()
     try:
         engine.send("uci", "isready")
         engine.read_until("readyok")
-        # No `isready` after Threads: the helper is still starting (a process loading numba)
-        # when `go` arrives, and joins a later search instead.
-        engine.send("setoption name Threads value 2", "position startpos")
-        started = time.monotonic()
-        engine.send("go movetime 200")
-        lines = engine.read_until("bestmove")
-        elapsed = time.monotonic() - started
-        assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board().legal_moves
-        assert elapsed < 0.6
+        yield engine
     finally:
         assert engine.close() == 0
 
 
 @linux_only
-def test_isready_never_waits_for_starting_helpers_past_its_limit():
+def test_go_never_waits_for_helpers_still_starting(loaded_engine):
+    engine = loaded_engine
+    # No `isready` after Threads: the helper is still starting (a process loading numba) when
+    # `go` arrives, and joins a later search instead.
+    engine.send("setoption name Threads value 2", "position startpos")
+    started = time.monotonic()
+    engine.send("go movetime 200")
+    lines = engine.read_until("bestmove")
+    elapsed = time.monotonic() - started
+    assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board().legal_moves
+    assert elapsed < 0.6
+
+
+@linux_only
+def test_isready_never_waits_for_starting_helpers_past_its_limit(loaded_engine):
     from engine.uci import READY_WAIT
 
-    engine = RawUci()
-    try:
-        engine.send("uci", "isready")
-        engine.read_until("readyok")
-        # Seven helpers loading numba on a small machine take seconds; Cute Chess gives up on
-        # `readyok` after 15 s, however many threads it asked for.
-        engine.send("setoption name Threads value 8")
-        started = time.monotonic()
-        engine.send("isready")
-        engine.read_until("readyok")
-        assert time.monotonic() - started < READY_WAIT + 1.0
-        engine.send("position startpos", "go depth 6")
-        lines = engine.read_until("bestmove")
-        assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board().legal_moves
-    finally:
-        assert engine.close() == 0
+    engine = loaded_engine
+    # Seven helpers loading numba on a small machine take seconds; Cute Chess gives up on
+    # `readyok` after 15 s, however many threads it asked for.
+    engine.send("setoption name Threads value 8")
+    started = time.monotonic()
+    engine.send("isready")
+    engine.read_until("readyok")
+    assert time.monotonic() - started < READY_WAIT + 1.0
+    engine.send("position startpos", "go depth 6")
+    lines = engine.read_until("bestmove")
+    assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board().legal_moves
