@@ -55,6 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import chunks  # noqa: E402
 from make_data import DEFAULT_OPENINGS, load_openings  # noqa: E402  (the same openings as make_data)
+from build_teacher import default_teacher  # noqa: E402
 
 DEFAULT_NODES = 1000  # ~620 positions/s on 2 idle cores; 1500: ~450, 5000: ~170 (the search dominates)
 MATE = 30000  # a mate score, as the worker handles it (never stored)
@@ -310,7 +311,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--positions", type=int, default=None,
                         help="stop once the folder holds this many (default: run until stopped)")
     parser.add_argument("--workers", type=int, default=2, help="worker processes, one teacher each")
-    parser.add_argument("--teacher", default="/usr/games/stockfish", help="UCI command of the teacher")
+    parser.add_argument("--teacher", default=default_teacher(),
+                        help="UCI command of the teacher (default: scripts/build_teacher.py's build if there is "
+                             "one, else /usr/games/stockfish)")
     parser.add_argument("--nodes", type=int, default=DEFAULT_NODES, help="teacher nodes per move")
     parser.add_argument("--hash", type=int, default=16, help="teacher hash, MB")
     parser.add_argument("--openings", type=Path, default=DEFAULT_OPENINGS,
