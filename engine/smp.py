@@ -25,7 +25,7 @@ helper at once), word i the nodes helper i has searched in the current search (t
 adds them to its reports, as Stockfish sums its threads).
 
 No helper outlives its engine: on Linux each asks the kernel for SIGKILL when the engine thread that
-started it ends (prctl PR_SET_PDEATHSIG), and everywhere a thread of the helper reads its stdin and
+started it ends (prctl PR_SET_PDEATHSIG; one thread starts them all and lives as long as the engine), and everywhere a thread of the helper reads its stdin and
 exits at end of file, which comes when the engine is gone.
 """
 
@@ -38,6 +38,7 @@ import sys
 import threading
 import time
 import traceback
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Callable
 
 import chess
@@ -102,8 +103,7 @@ class HelperPool:
         command = [sys.executable, "-m", "engine.smp", str(index), str(os.getpid()),
                    self._control_block.name, self.tt.shared_name, str(self.tt.entries)]
         try:
-            process = subprocess.Popen(command, cwd=PACKAGE_ROOT, stdin=subprocess.PIPE,
-                                       stdout=subprocess.PIPE, text=True, bufsize=1)
+            process = _start_process(command)
         except OSError as error:
             self.on_error(f"helper {index} not started: {error}")
             return
@@ -313,6 +313,22 @@ class _SharedStop:
 
     def is_set(self) -> bool:
         return self.control[STOP_WORD] >= self.search_id
+
+
+_starter: ThreadPoolExecutor | None = None
+_starter_lock = threading.Lock()
+
+
+def _start_process(command: list[str]) -> subprocess.Popen:
+    """Starts a helper from one thread that lives as long as the engine: the kernel's
+    parent-death signal (`_die_with_parent`) follows the thread that started a process, so a
+    helper started from a short-lived thread (the loader's) would die with that thread."""
+    global _starter
+    with _starter_lock:
+        if _starter is None:
+            _starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="brudno-helper-start")
+    return _starter.submit(subprocess.Popen, command, cwd=PACKAGE_ROOT, stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, text=True, bufsize=1).result()
 
 
 def _die_with_parent(parent: int) -> None:

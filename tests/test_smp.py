@@ -11,6 +11,7 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import chess
@@ -210,6 +211,31 @@ def test_starting_and_closing_helpers_leaves_no_process_behind():
     tt.close()
     assert children(me) == before
     assert not brudno_blocks(me)
+
+
+@linux_only
+def test_helpers_started_from_a_thread_that_ends_live_on():
+    # The kernel's parent-death signal follows the thread that started a process, not the
+    # process: the engine's loader thread starts helpers when Threads came before the load.
+    tt = TranspositionTable(1, shared=True)
+    made: list[HelperPool] = []
+
+    def start_and_stay_until_started() -> None:  # as the loader goes on with its own work
+        made.append(HelperPool(1, tt, lambda text: None))
+        made[0].wait_ready()  # each helper asks for the signal as it starts
+
+    starter = threading.Thread(target=start_and_stay_until_started)
+    starter.start()
+    starter.join()
+    helpers = made[0]
+    try:
+        process = helpers.helpers[0].process
+        time.sleep(0.5)
+        assert process.poll() is None
+        assert helpers.active == 1
+    finally:
+        helpers.close()
+        tt.close()
 
 
 @linux_only
