@@ -57,7 +57,7 @@ import chunks  # noqa: E402
 from make_data import DEFAULT_OPENINGS, load_openings  # noqa: E402  (the same openings as make_data)
 from build_teacher import default_teacher  # noqa: E402
 
-DEFAULT_NODES = 1000  # ~620 positions/s on 2 idle cores; 1500: ~450, 5000: ~170 (the search dominates)
+DEFAULT_NODES = 1000  # 620-1,200 positions/s on 2 idle cores by machine; 1500: ~450, 5000: ~170 (the search dominates)
 MATE = 30000  # a mate score, as the worker handles it (never stored)
 
 
