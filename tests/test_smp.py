@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -297,7 +298,9 @@ def test_fuzzed_input_with_helpers_never_kills_the_engine_nor_yields_an_illegal_
     assert result.returncode == 0, result.stderr[-2000:]
     assert "readyok" in result.stdout
     check_no_exception_escaped(result.stdout, result.stderr)
-    assert "helper" not in result.stdout  # no helper failed, none was killed
+    # No helper failed nor was killed (each such message names its helper; an isready that only
+    # says helpers are still starting is no failure).
+    assert re.search(r"helper \d", result.stdout) is None
     check_bestmoves_are_legal(lines, result.stdout)
 
 
