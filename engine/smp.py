@@ -25,8 +25,9 @@ helper at once), word i the nodes helper i has searched in the current search (t
 adds them to its reports, as Stockfish sums its threads).
 
 No helper outlives its engine: on Linux each asks the kernel for SIGKILL when the engine thread that
-started it ends (prctl PR_SET_PDEATHSIG; one thread starts them all and lives as long as the engine), and everywhere a thread of the helper reads its stdin and
-exits at end of file, which comes when the engine is gone.
+started it ends (prctl PR_SET_PDEATHSIG; one thread starts them all and lives as long as the
+engine), and everywhere a thread of the helper reads its stdin and exits at end of file, which
+comes when the engine is gone.
 """
 
 from __future__ import annotations
