@@ -278,9 +278,9 @@ class Engine:
 
     def evaluation_report(self) -> list[str]:
         """The `eval` command's lines: each term of the classical evaluation, then the score the
-        search uses where it is another (the network's, or the bare-king ending rule's)."""
+        search uses where it is another (the network's, or an ending rule's)."""
         self.wait_ready()
-        from engine.endgame import bare_king_rule_applies
+        from engine.endgame import bare_king_rule_applies, known_draw
         from engine.evaluate import evaluation_report
 
         lines = evaluation_report(self.board).splitlines()
@@ -288,6 +288,9 @@ class Engine:
         if bare_king_rule_applies(self.board):  # it overrides either evaluation
             lines.append(f"Bare-king ending rule (side to move): {score / 100:+.2f} ({score} cp), "
                          "the search's")
+        elif known_draw(self.board):
+            lines.append("Known draw against a bare king (men that cannot force mate, or rook pawns "
+                         "whose corner the king holds): 0.00, the search's")
         elif self.options["Use NNUE"]:
             lines.append(f"NNUE evaluation (side to move): {score / 100:+.2f} ({score} cp), the search's")
         if self.options["Use NNUE"]:

@@ -27,12 +27,12 @@ from numba.types import NamedTuple, Tuple
 
 from engine import movecode
 from engine import network as nn
-from engine.bitboards import (PIECE_VALUES, SEVENTH_RANK, SQUARE_BB, U0, compile_kernel, lsb,
+from engine.bitboards import (PIECE_VALUES, SEVENTH_RANK, SQUARE_BB, U0, U1, compile_kernel, lsb,
                               popcount, unmanaged)
 from engine.bitmove import child, is_quiet_code
 from engine.depth_rules import (extends_check, internal_iterative_reduction, late_move_reduction,
                                 null_move_reduction)
-from engine.endgame import with_endgame_knowledge_kernel
+from engine.endgame import is_known_draw, with_endgame_knowledge_kernel
 from engine.evaluate import _evaluate_kernel
 from engine.movegen import (_capture_kernel_impl, _quiet_kernel_impl, evasion_kernel,
                             promotion_kernel, quiet_checks)
@@ -324,7 +324,9 @@ def _search(position, depth, alpha, beta, line, tables, control):
                 _trace_end(counts, me, DRAW)
                 return 0
         else:
-            if (pawns | rooks | queens) == U0 and popcount(occupied) <= 3:
+            # (Bare kings, a lone minor: python-chess's insufficient material, among them.)
+            if not (white & (white - U1) and black & (black - U1)) and is_known_draw(
+                    pawns, knights, bishops, rooks, queens, white, black):
                 _trace_end(counts, me, DRAW)
                 return 0
             i = last - 4

@@ -1,15 +1,18 @@
-"""The bare-king endings: the score that drives a lone king to the edge, and the mates it brings."""
+"""The bare-king endings: the score that drives a lone king to the edge, the mates it brings, and
+the wrong-bishop draw."""
 
 from __future__ import annotations
 
 import chess
+import chess.syzygy
 import pytest
 
-from engine.endgame import bare_king_score, with_endgame_knowledge
+from engine.endgame import bare_king_score, with_endgame_knowledge, known_draw
 from engine.score import PIECE_VALUE
 from engine.search import Search
 from engine.timeman import Limits
 from engine.tt import TranspositionTable
+from paths import DATA
 from uci_client import RawUci
 
 
@@ -94,3 +97,81 @@ def test_the_rule_counts_the_strong_sides_pawns_in_its_material() -> None:
     rook = chess.Board("8/8/8/4k3/8/8/7R/4K3 w - - 0 1")
     rook_and_pawns = chess.Board("8/8/8/4k3/8/P7/P6R/4K3 w - - 0 1")
     assert bare_king_score(rook_and_pawns, chess.WHITE) - bare_king_score(rook, chess.WHITE) == 2 * PIECE_VALUE[chess.PAWN]
+
+
+# The light-squared bishop cannot cover h8, the h-pawn's promotion square, where the black king is.
+WRONG_BISHOP = "7k/8/7P/8/8/8/2B5/1K6 w - - 0 1"
+
+
+@pytest.mark.parametrize("fen, draw", [
+    ("8/8/8/3k4/8/8/8/1K6 w - - 0 1", True),  # bare kings
+    ("8/8/8/3k4/8/8/2B5/1K6 w - - 0 1", True),  # a bishop cannot mate
+    ("8/8/8/3k4/8/8/2N5/1K6 b - - 0 1", True),  # nor a knight
+    ("8/8/8/3k4/8/8/2NN4/1K6 w - - 0 1", True),  # nor two knights, by force
+    ("8/8/8/3k4/8/8/1B1B4/1K6 w - - 0 1", True),  # nor bishops on one colour
+    (WRONG_BISHOP, True),
+    ("7k/8/7P/8/8/8/2B5/1K6 b - - 0 1", True),  # either side to move
+    ("8/6k1/7P/8/8/8/2B5/1K6 w - - 0 1", True),  # the king next to the corner
+    ("7k/8/7P/7P/8/8/2B5/1K6 w - - 0 1", True),  # doubled rook pawns change nothing
+    ("7k/8/8/7P/8/8/8/1K6 w - - 0 1", True),  # a rook pawn alone
+    ("1k6/8/P7/8/8/8/8/1K2B3 w - - 0 1", True),  # the a-pawn: a8 is light, the bishop dark
+    ("8/8/8/8/8/3k3b/pK6/8 w - - 0 1", True),  # Black's a-pawn: a1 is dark, the bishop light
+    ("7k/8/7P/8/8/8/3B4/1K6 w - - 0 1", False),  # the bishop of h8's colour wins
+    ("8/8/5k2/7P/8/8/2B5/1K6 w - - 0 1", False),  # the king two steps from the corner
+    ("7k/8/6P1/8/8/8/2B5/1K6 w - - 0 1", False),  # not a rook pawn
+    ("7k/8/P6P/8/8/8/2B5/1K6 w - - 0 1", False),  # pawns on both rook files
+    ("7k/8/7P/8/8/8/2B5/1K4N1 w - - 0 1", False),  # a knight besides
+    ("7k/8/7P/8/8/8/2B5/1K5p w - - 0 1", False),  # the other king is not alone
+    ("8/8/8/3k4/8/8/2BN4/1K6 w - - 0 1", False),  # bishop and knight mate (the bare-king rule)
+])
+def test_known_draws_against_a_bare_king_are_scored_zero(fen: str, draw: bool) -> None:
+    board = chess.Board(fen)
+    assert known_draw(board) == draw
+    assert (with_endgame_knowledge(board, 777) == 0) == draw
+    assert known_draw(board.mirror()) == draw
+
+
+@pytest.mark.parametrize("bishop", [False, True])
+def test_every_rook_pawn_position_called_drawn_is_a_tablebase_draw(bishop: bool) -> None:
+    """All KPvK (and KBPvK) positions with a rook pawn on its fifth or sixth rank and the lone
+    king on or next to the promotion square, either side to move, against the 3- and 4-man tables."""
+    drawn = 0
+    with chess.syzygy.open_tablebase(str(DATA / "syzygy")) as tables:
+        for pawn in (chess.H6, chess.A5):
+            promotion = chess.square(chess.square_file(pawn), 7)
+            for square in chess.SQUARES if bishop else [pawn]:
+                for king in chess.SQUARES:
+                    for lone in chess.SQUARES:
+                        if chess.square_distance(lone, promotion) > 1:
+                            continue
+                        men = {square: chess.Piece(chess.BISHOP, chess.WHITE),
+                               pawn: chess.Piece(chess.PAWN, chess.WHITE),
+                               king: chess.Piece(chess.KING, chess.WHITE),
+                               lone: chess.Piece(chess.KING, chess.BLACK)}
+                        if len(men) < 3 + bishop:
+                            continue
+                        board = chess.Board(None)
+                        board.set_piece_map(men)
+                        for turn in chess.COLORS:
+                            board.turn = turn
+                            if board.is_valid() and known_draw(board):
+                                assert tables.probe_wdl(board) == 0, board.fen()
+                                assert known_draw(board.mirror())
+                                drawn += 1
+    assert drawn > (5000 if bishop else 500)
+
+
+def test_the_search_scores_the_wrong_bishop_draw_zero() -> None:
+    result = Search(TranspositionTable(4)).run(chess.Board(WRONG_BISHOP), Limits(depth=10))
+    assert result.score == 0
+
+
+def test_eval_command_reports_a_known_draw() -> None:
+    client = RawUci()
+    try:
+        client.send("uci", "isready")
+        client.read_until("readyok")
+        client.send(f"position fen {WRONG_BISHOP}", "eval", "isready")
+        assert any(line.startswith("Known draw") for line in client.read_until("readyok"))
+    finally:
+        assert client.close() == 0
