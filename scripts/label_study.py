@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How good are the generator's labels? Node-limited teacher scores against a deep search.
 
-    .venv/bin/python scripts/label_study.py [--positions 2000] [--depth 14] [--nodes 250 500 1000 2000 4000]
+    .venv/bin/python scripts/label_study.py [--positions 2000] [--depth 14] [--nodes 250 500 1000 2000 4000] [--max-men 12]
 
 Takes held-out positions of the data folder (the trainer's validation chunks: every tenth), labels
 each again with the teacher (Stockfish) at a fixed depth as the reference, and at several node
@@ -59,12 +59,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--teacher", default="/usr/games/stockfish")
     parser.add_argument("--hash", type=int, default=16, help="MB, as the generator's teacher")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--max-men", type=int, default=32,
+                        help="only positions with at most this many men (e.g. 12: the endings)")
     args = parser.parse_args(argv)
 
     held_out = held_out_records(args.folder)
     k_t = fit_scale(held_out["score"].astype(np.float64), held_out["result"] / 2.0)
-    pick = np.random.default_rng(args.seed).choice(len(held_out), replace=False,
-                                                   size=min(args.positions, len(held_out)))
+    occupancy = np.ascontiguousarray(held_out["occupancy"]).view(np.uint8).reshape(-1, 8)
+    eligible = np.flatnonzero(np.unpackbits(occupancy, axis=1).sum(axis=1) <= args.max_men)
+    pick = np.random.default_rng(args.seed).choice(eligible, replace=False,
+                                                   size=min(args.positions, len(eligible)))
     records = held_out[np.sort(pick)]
     stored = records["score"].astype(np.float64)
     network = nn.default_network()
@@ -102,8 +106,8 @@ def main(argv: list[str] | None = None) -> None:
         return f"| {name} | {mse:.6f} | {mae:.0f} | {spent} |"
 
     n = len(records)
-    print(f"{n} held-out positions of {args.folder}; reference: depth {args.depth} "
-          f"({1000 * seconds['reference'] / n:.0f} ms each); K_t {k_t:.4f}; "
+    print(f"{n} held-out positions of {args.folder} with at most {args.max_men} men; "
+          f"reference: depth {args.depth} ({1000 * seconds['reference'] / n:.0f} ms each); K_t {k_t:.4f}; "
           f"{time.monotonic() - started:.0f} s in all")
     print()
     print("| label | MSE against the reference (sigmoid) | median abs cp | ms a search |")
