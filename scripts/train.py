@@ -22,11 +22,11 @@ is on the teacher's centipawn scale. Adam on mini-batches of the mean squared er
 hand-written gradients. The first layer is sparse:
 an accumulator is the sum of the weight rows of its position's men (a numba kernel, both cores),
 and its gradient is added back into just those rows, so a batch costs ~30 men x H, not 768 x H.
-The learning rate falls linearly to a tenth of itself by the last position of the last epoch;
-train and validation loss are printed per epoch and the epoch with the lowest validation loss is
-kept. With output buckets (``--output-buckets N``) each position's number of men chooses the
-output layer it goes through (engine/network.py `output_head`), and only that layer learns from
-it.
+The learning rate falls linearly to a tenth of itself (``--final-lr``) by the last position of
+the last epoch; train and validation loss are printed per epoch and the epoch with the lowest
+validation loss is kept. With output buckets (``--output-buckets N``) each position's number of
+men chooses the output layer it goes through (engine/network.py `output_head`), and only that
+layer learns from it.
 
 The kept parameters are quantised and written to ``--out``, after a check of the integer kernel's
 loss on a sample of validation positions, which shows what quantisation costs.
@@ -318,9 +318,9 @@ Batches = Callable[[np.random.Generator], Iterator[tuple[np.ndarray, np.ndarray,
 
 
 def fit(data: Positions, target: np.ndarray, params: nn.Parameters, scale: float, *,
-        epochs: int = 10, batch: int = 4096, lr: float = 3e-3, valid: Positions | None = None,
-        valid_target: np.ndarray | None = None, mirror: bool = False, seed: int = 1,
-        log: Callable[[str], None] = print) -> nn.Parameters:
+        epochs: int = 10, batch: int = 4096, lr: float = 3e-3, final_lr: float = 0.1,
+        valid: Positions | None = None, valid_target: np.ndarray | None = None,
+        mirror: bool = False, seed: int = 1, log: Callable[[str], None] = print) -> nn.Parameters:
     """Adam on mini-batches of the positions in memory; returns the parameters of the epoch with
     the lowest validation loss (of the last epoch without a validation set).
 
@@ -333,25 +333,33 @@ def fit(data: Positions, target: np.ndarray, params: nn.Parameters, scale: float
             index = np.sort(order[start:start + batch])
             yield data.us[index], data.them[index], target[index]
 
-    return _train(batches, len(data), params, scale, epochs=epochs, lr=lr, valid=valid,
-                  valid_target=valid_target, mirror=mirror, seed=seed, log=log)
+    return _train(batches, len(data), params, scale, epochs=epochs, lr=lr, final_lr=final_lr,
+                  valid=valid, valid_target=valid_target, mirror=mirror, seed=seed, log=log)
 
 
 def fit_stream(stream: ChunkStream, params: nn.Parameters, scale: float, result_share: float, *,
-               epochs: int = 4, batch: int = 8192, lr: float = 3e-3, valid: Positions | None = None,
-               valid_target: np.ndarray | None = None, mirror: bool = True, seed: int = 1,
+               epochs: int = 4, batch: int = 8192, lr: float = 3e-3, final_lr: float = 0.1,
+               valid: Positions | None = None, valid_target: np.ndarray | None = None,
+               mirror: bool = True, seed: int = 1,
                log: Callable[[str], None] = print) -> nn.Parameters:
     """``fit`` over chunks read as they are needed (ChunkStream), targets made batch by batch."""
     def batches(rng: np.random.Generator):
         for part in stream.batches(batch, rng):
             yield part.us, part.them, targets(part, scale, result_share)
 
-    return _train(batches, len(stream), params, scale, epochs=epochs, lr=lr, valid=valid,
-                  valid_target=valid_target, mirror=mirror, seed=seed, log=log)
+    return _train(batches, len(stream), params, scale, epochs=epochs, lr=lr, final_lr=final_lr,
+                  valid=valid, valid_target=valid_target, mirror=mirror, seed=seed, log=log)
+
+
+def step_size(lr: float, final_lr: float, progress: float) -> float:
+    """Adam's step size after ``progress`` (0 to 1) of the training: linear from ``lr`` down to
+    ``final_lr * lr``."""
+    return lr * (1 - (1 - final_lr) * min(1.0, progress))
 
 
 def _train(batches: Batches, n: int, params: nn.Parameters, scale: float, *, epochs: int,
-           lr: float, valid: Positions | None, valid_target: np.ndarray | None, mirror: bool,
+           lr: float, final_lr: float, valid: Positions | None,
+           valid_target: np.ndarray | None, mirror: bool,
            seed: int, log: Callable[[str], None], progress_every: float = 60.0) -> nn.Parameters:
     """The training loop of fit and fit_stream: ``batches(rng)`` gives one epoch's (us, them,
     target) batches, ``n`` positions in all."""
@@ -381,7 +389,7 @@ def _train(batches: Batches, n: int, params: nn.Parameters, scale: float, *, epo
             count += len(us)
             seen += len(us)
             step += 1
-            rate = np.float32(lr * (1 - 0.9 * min(1.0, seen / total)))
+            rate = np.float32(step_size(lr, final_lr, seen / total))
             for name, grad in grads.items():
                 m[name] = beta1 * m[name] + (1 - beta1) * grad
                 v[name] = beta2 * v[name] + (1 - beta2) * grad * grad
@@ -427,9 +435,10 @@ def provenance(positions: int, paths: list[Path], args: argparse.Namespace, buck
                    f"{header.get('chess960', 0)} Chess960")
             settings[key] = settings.get(key, 0) + header["count"]
     generators = "; ".join(f"{count:,} by {key}" for key, count in settings.items()) or "text files"
+    falling = f" falling to {args.final_lr:g} of it" if args.final_lr != 0.1 else ""
     return (f"{positions:,} training positions ({generators}); H = {args.hidden}, "
             f"{buckets} king bucket(s), {args.output_buckets} output bucket(s) by men, {epochs} "
-            f"epochs, step size {args.lr}, lambda {args.result_share}; scripts/train.py, "
+            f"epochs, step size {args.lr}{falling}, lambda {args.result_share}; scripts/train.py, "
             f"{time.strftime('%Y-%m-%d')}"
             + (f"; continued from {args.init.name} ({nn.network_provenance(args.init)})"
                if args.init is not None else ""))
@@ -448,6 +457,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--batch", type=int, default=None, help="positions a batch (default 8192 "
                                                                 "over chunks, 4096 over text files)")
     parser.add_argument("--lr", type=float, default=3e-3, help="Adam's step size at the start")
+    parser.add_argument("--final-lr", type=float, default=0.1, metavar="SHARE",
+                        help="the step size at the end, as a share of --lr (default 0.1)")
     parser.add_argument("--limit", type=int, help="use only the first N positions (text files: "
                                                   "shared among the files; chunks: whole training "
                                                   "chunks, the validation set unchanged)")
@@ -528,12 +539,14 @@ def main(argv: list[str] | None = None) -> None:
     if files is not None:
         params = fit_stream(stream, params, teacher_scale, args.result_share,
                             epochs=args.epochs or 4, batch=args.batch or 8192, lr=args.lr,
+                            final_lr=args.final_lr,
                             valid=valid, valid_target=valid_target, mirror=args.mirror,
                             seed=args.seed, log=log)
     else:
         train_target = targets(train, teacher_scale, args.result_share)
         params = fit(train, train_target, params, teacher_scale, epochs=args.epochs or 10,
-                     batch=args.batch or 4096, lr=args.lr, valid=valid, valid_target=valid_target,
+                     batch=args.batch or 4096, lr=args.lr, final_lr=args.final_lr, valid=valid,
+                     valid_target=valid_target,
                      mirror=args.mirror, seed=args.seed, log=log)
     network = nn.save_network(fold(params), args.out, provenance(
         len(stream) if files is not None else len(train),

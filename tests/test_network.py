@@ -251,6 +251,14 @@ def test_training_on_a_small_labelled_set_lowers_the_validation_loss(tmp_path):
     assert (training_data.build_positions([path]).us == data.us).all()
 
 
+def test_the_step_size_falls_linearly_to_its_final_share():
+    assert train.step_size(1e-3, 0.1, 0.0) == pytest.approx(1e-3)
+    assert train.step_size(1e-3, 0.1, 0.5) == pytest.approx(5.5e-4)
+    assert train.step_size(1e-3, 0.01, 1.0) == pytest.approx(1e-5)
+    # Past the last position (a rounding of the count) it stays at the final share.
+    assert train.step_size(1e-3, 0.01, 1.2) == pytest.approx(1e-5)
+
+
 def test_the_training_script_writes_a_network_the_engine_can_load(tmp_path, capsys):
     path = tmp_path / "d.txt"
     # Validation holds out blocks of 1000 positions: enough games for a few blocks.
