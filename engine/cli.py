@@ -1,5 +1,6 @@
-"""The console entry point: no arguments speaks UCI; subcommands run bench, perft, warm-up and
-the page (serve)."""
+"""The console entry point: no arguments speaks UCI; subcommands run bench, perft, warm-up, the
+page (serve) and print OpenBench's SPSA inputs; other arguments are UCI commands, run in order
+before the UCI loop reads stdin (as C engines take `"genfens 8 seed 1 book None" quit`)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,15 @@ import sys
 
 import chess
 
+SUBCOMMANDS = ("bench", "perft", "warmup", "serve", "spsa-inputs", "-h", "--help")
+
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if not argv:
+    if not argv or argv[0] not in SUBCOMMANDS:
         from engine.uci import main as uci_main
 
-        return uci_main()
+        return uci_main(commands=argv)
 
     parser = argparse.ArgumentParser(prog="brudno", description="Brudno, a UCI chess engine. "
                                      "Without arguments it speaks UCI on stdin/stdout.")
@@ -31,6 +34,8 @@ def main(argv: list[str] | None = None) -> int:
                                 "search and see alpha-beta prune (docs/page.md)")
     serve.add_argument("--port", type=int, default=0, help="the port (default: a free one)")
     serve.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    commands.add_parser("spsa-inputs", help="OpenBench's SPSA input lines of the tuned "
+                        "parameters (the options of the tuning build: engine/tuning.py)")
     args = parser.parse_args(argv)
 
     if args.command == "bench":
@@ -50,6 +55,10 @@ def main(argv: list[str] | None = None) -> int:
         from engine.search import fixed_depth_search  # importing the search compiles its kernels
 
         fixed_depth_search(chess.Board(), 2)
+    elif args.command == "spsa-inputs":
+        from engine.tuning import spsa_inputs
+
+        print("\n".join(spsa_inputs()))
     elif args.command == "serve":
         from engine.web.server import serve
 

@@ -8,6 +8,7 @@ search module) is imported in a background thread, so that `uci` is answered at 
 from __future__ import annotations
 
 import gc
+import os
 import random
 import threading
 import time
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Callable, Protocol
 import chess
 
 from engine import options as uci_options
-from engine import strength, wdl
+from engine import params, strength, tuning, wdl
 from engine.book import BookError, OpeningBook
 from engine.tablebase import TablebaseError, Tablebases, tablebase_root_limits, with_tablebase_score
 from engine.timeman import Limits, TimeBudget, budget
@@ -180,6 +181,9 @@ class Engine:
         if option.name == "Clear Hash":
             self.new_game()
             return
+        if option.name in tuning.slots():
+            self._set_parameter(option.name, value)
+            return
         if option.name == "Threads":
             self.wait_ready()
             self._set_threads(value)
@@ -210,6 +214,20 @@ class Engine:
               and value != self.options[option.name]):
             self._game_level = None  # (a GUI that sends the same value before each move keeps it)
         self.options[option.name] = value
+
+    def _set_parameter(self, name: str, value: int) -> None:
+        """A search parameter of the tuning build (engine/tuning.py): from the next search on,
+        for the main search and its helpers (a loading search reads it when it is made)."""
+        with self._setup_lock:
+            try:
+                tuning.set_value(name, value)
+            except ValueError as error:
+                raise uci_options.OptionError(str(error)) from None
+            if self._search is not None:
+                self._search.parameters = params.active()
+            if self.helpers is not None:
+                self.helpers.set_parameters(os.environ.get(params.OVERRIDES, ""))
+        self.options[name] = value
 
     def _set_threads(self, threads: int) -> None:
         """Threads - 1 helper processes (engine/smp.py) and the main search share the table,

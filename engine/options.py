@@ -93,13 +93,23 @@ OPTIONS: tuple[Option, ...] = (
 _BY_NAME = {option.name.lower(): option for option in OPTIONS}
 
 
+def available() -> tuple[Option, ...]:
+    """The options the engine announces: OPTIONS, and the search's parameters in the tuning
+    build (engine/tuning.py's TUNE)."""
+    from engine import tuning  # (it imports this module)
+
+    return OPTIONS + tuning.options() if tuning.TUNE else OPTIONS
+
+
 def find(name: str) -> Option:
     """The option called ``name`` (case-insensitive, as Stockfish matches them)."""
     option = _BY_NAME.get(name.strip().lower())
+    if option is None:
+        option = next((o for o in available() if o.name.lower() == name.strip().lower()), None)
     if option is None:
         raise OptionError(f"no such option: '{name}'")
     return option
 
 
 def defaults() -> dict[str, int | bool | str | None]:
-    return {option.name: option.default for option in OPTIONS if option.type != "button"}
+    return {option.name: option.default for option in available() if option.type != "button"}

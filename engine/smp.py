@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Callable
 import chess
 import numpy as np
 
-from engine import shm
+from engine import params, shm
 
 if TYPE_CHECKING:
     from engine.timeman import Limits
@@ -208,6 +208,13 @@ class HelperPool:
         for helper in self.helpers:
             if helper.state != "dead":
                 self._send(helper, {"cmd": "evaluation", "network": network})
+
+    def set_parameters(self, overrides: str) -> None:
+        """The helpers search with engine/params.py's values changed by ``overrides`` (the
+        BRUDNO_PARAMS text), from their next search on."""
+        for helper in self.helpers:
+            if helper.state != "dead":
+                self._send(helper, {"cmd": "parameters", "overrides": overrides})
 
     def new_game(self) -> None:
         for helper in self.helpers:
@@ -403,6 +410,11 @@ def helper_main(argv: list[str]) -> int:
             return 0
         if kind == "newgame":
             search.tables.clear()
+        elif kind == "parameters":
+            try:
+                search.parameters = params.with_overrides(command["overrides"])
+            except ValueError as error:
+                answer({"error": f"parameters not changed: {error}"})
         elif kind == "evaluation":
             search.evaluate = classical_evaluate
             if command["network"] is not None:

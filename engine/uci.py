@@ -16,7 +16,7 @@ import chess.polyglot
 
 from engine import ENGINE_AUTHOR, ENGINE_NAME, __version__
 from engine.engine import Engine
-from engine.options import OPTIONS, OptionError
+from engine.options import OptionError, available
 from engine.score import MATE, MATE_BOUND
 from engine.timeman import Limits
 
@@ -186,6 +186,7 @@ class UciProtocol:
             "d": self.cmd_d,
             "eval": self.cmd_eval,
             "bench": self.cmd_bench,
+            "genfens": self.cmd_genfens,
         }
 
     # ------------------------------------------------------------------ output
@@ -260,7 +261,7 @@ class UciProtocol:
     def cmd_uci(self, args: list[str]) -> None:
         self.send(f"id name {ENGINE_NAME} {__version__}")
         self.send(f"id author {ENGINE_AUTHOR}")
-        for option in OPTIONS:
+        for option in available():
             self.send(option.uci_line())
         self.send("uciok")
 
@@ -348,9 +349,45 @@ class UciProtocol:
         run_bench(depth=depth, out=self.send, evaluate=self.engine.evaluation())
 
 
-def main(input_stream: TextIO | None = None) -> int:
-    """Runs the UCI loop on stdin/stdout."""
+    def cmd_genfens(self, args: list[str]) -> None:
+        # Answered before the next command is read: OpenBench sends `quit` right after it.
+        from engine import genfens
+
+        try:
+            request = genfens.parse_request(args)
+            book = genfens.Book(request.book) if request.book is not None else None
+        except (ValueError, OSError) as error:
+            raise UciError(str(error)) from None
+        self.engine.stop()
+        evaluate = self.engine.evaluation()
+        if evaluate is None:
+            raise UciError("genfens needs the search, which could not be loaded")
+        from engine.search import Search
+        from engine.tt import TranspositionTable
+
+        search = Search(TranspositionTable(16))
+        search.evaluate = evaluate
+
+        def score(board: chess.Board) -> int | None:
+            # A fresh table each time: whether a position is kept does not depend on the ones before.
+            search.tt.clear()
+            search.tables.clear()
+            value = search.run(board, Limits(depth=request.depth)).score
+            return None if abs(value) >= MATE_BOUND else value
+
+        for board in genfens.openings(request, score, book):
+            self.send(f"info string genfens {board.fen()}")
+
+
+def main(input_stream: TextIO | None = None, commands: list[str] | None = None) -> int:
+    """Runs ``commands`` (the command line's, each a UCI line), then the UCI loop on
+    stdin/stdout (unless one of them was `quit`)."""
     stdin = input_stream or sys.stdin
     if hasattr(stdin, "reconfigure"):
         stdin.reconfigure(errors="replace")  # a stray byte must not kill the engine
-    return UciProtocol(sys.stdout).loop(stdin)
+    protocol = UciProtocol(sys.stdout)
+    for command in commands or []:
+        if protocol.handle(command) is False:
+            protocol.engine.quit()
+            return 0
+    return protocol.loop(stdin)
