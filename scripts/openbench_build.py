@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""Builds one self-contained Brudno executable, as `make EXE=<name>` does (the Makefile's recipe).
+
+    python3 scripts/openbench_build.py <name>
+
+OpenBench's client unpacks a commit's source, runs `make -j EXE=<name>` in it, keeps only the file
+<name> and deletes the tree. So the source this tree holds (engine/ and pyproject.toml) is copied
+to ``$BRUDNO_HOME/builds/<hash>/`` (default ``~/.local/share/brudno``; the hash is of that source,
+its dependencies and the Python that runs it), with a virtual environment of the dependencies
+(``venvs/<hash of the dependencies and the Python>``, shared by the builds that declare the same),
+and numba's cache of the copy is filled by a warm-up and a bench; then <name> is written: a
+launcher that runs that environment's Python on that copy. A build that exists is reused.
+
+The launcher is a shell script whose second line is also Python: the shell `exec`s the Python on
+the launcher itself, so the process's command line keeps <name> (OpenBench ends engines with
+`pkill -f <name>`). It drops NUMBA_CACHE_DIR, so that the kernels come from the copy's own
+cache (filled here) and not from a cache of the user's where they were never compiled.
+Standard library only: it runs before any environment exists.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE = ("pyproject.toml", "engine")  # what the engine needs at run time, relative to ROOT
+SKIPPED_PARTS = {"__pycache__"}
+SKIPPED_SUFFIXES = {".pyc", ".nbi", ".nbc"}
+UNSAFE = re.compile(r"[\"'\\$`\s]")  # paths the launcher's shell-and-Python line cannot quote
+
+
+def home() -> Path:
+    return Path(os.environ.get("BRUDNO_HOME") or Path.home() / ".local" / "share" / "brudno")
+
+
+def source_files(root: Path = ROOT) -> list[Path]:
+    """The files of the source that are copied, relative to ``root``, sorted."""
+    files = []
+    for name in SOURCE:
+        path = root / name
+        candidates = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+        for file in candidates:
+            relative = file.relative_to(root)
+            if SKIPPED_PARTS.isdisjoint(relative.parts) and file.suffix not in SKIPPED_SUFFIXES:
+                files.append(relative)
+    return sorted(files)
+
+
+def dependencies(root: Path = ROOT) -> list[str]:
+    """The requirement strings of pyproject.toml's [project] dependencies."""
+    text = (root / "pyproject.toml").read_text()
+    match = re.search(r"^\[project\].*?^dependencies\s*=\s*\[(.*?)\]", text, re.S | re.M)
+    if not match:
+        raise SystemExit("openbench_build: no [project] dependencies in pyproject.toml")
+    body = re.sub(r"#[^\n]*", "", match.group(1))
+    return re.findall(r"\"([^\"]+)\"", body)
+
+
+def python_tag() -> str:
+    return f"{sys.implementation.name}-{sys.version_info.major}.{sys.version_info.minor}"
+
+
+def environment_key(root: Path = ROOT) -> str:
+    text = "\n".join([python_tag(), sys.executable, *dependencies(root)])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def build_key(root: Path = ROOT) -> str:
+    """A hash of the source's files (names and bytes) and of its environment."""
+    digest = hashlib.sha256(environment_key(root).encode())
+    for relative in source_files(root):
+        digest.update(str(relative).encode() + b"\0")
+        digest.update((root / relative).read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+class Lock:
+    """An exclusive lock file, so that two builds of the same thing at once make it once."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.handle = open(path, "w")
+
+    def __enter__(self) -> "Lock":
+        fcntl.flock(self.handle, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        fcntl.flock(self.handle, fcntl.LOCK_UN)
+        self.handle.close()
+
+
+def log(text: str) -> None:
+    print(f"openbench_build: {text}", flush=True)
+
+
+def run(command: list[str], **kwargs) -> None:
+    log(" ".join(command))
+    subprocess.run(command, check=True, **kwargs)
+
+
+def engine_environment() -> dict[str, str]:
+    """The environment the engine runs in: without NUMBA_CACHE_DIR (see the docstring)."""
+    return {key: value for key, value in os.environ.items() if key != "NUMBA_CACHE_DIR"}
+
+
+def make_environment(root: Path = ROOT) -> Path:
+    """The virtual environment of the dependencies (made once); its Python."""
+    folder = home() / "venvs" / environment_key(root)
+    python = folder / "bin" / "python"
+    with Lock(home() / "locks" / f"venv-{folder.name}.lock"):
+        if (folder / ".complete").exists():
+            return python
+        shutil.rmtree(folder, ignore_errors=True)
+        run([sys.executable, "-m", "venv", str(folder)])
+        run([str(python), "-m", "pip", "install", "--quiet", *dependencies(root)])
+        (folder / ".complete").write_text(python_tag() + "\n")
+    return python
+
+
+def seed_kernels(root: Path, copy: Path) -> int:
+    """Copies numba's cached kernels of ``root``'s engine into ``copy``'s when their stamp says
+    they were compiled from this very source (a checkout that has run; a fresh download has
+    none), so that the build loads them instead of compiling them; how many files it copied."""
+    spec = importlib.util.spec_from_file_location("_brudno_kernel_cache",
+                                                  root / "engine" / "kernel_cache.py")
+    kernel_cache = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(kernel_cache)  # (not `import engine`: that would clear root's cache)
+    cache = root / "engine" / "__pycache__"
+    try:
+        if (cache / kernel_cache.STAMP).read_text() != kernel_cache.source_digest(root / "engine"):
+            return 0
+    except OSError:
+        return 0
+    files = [*cache.glob("*.nbi"), *cache.glob("*.nbc"), cache / kernel_cache.STAMP]
+    (copy / "engine" / "__pycache__").mkdir(parents=True, exist_ok=True)
+    for file in files:
+        shutil.copy2(file, copy / "engine" / "__pycache__" / file.name)
+    return len(files)
+
+
+def make_build(root: Path = ROOT) -> tuple[Path, Path]:
+    """The copy of the source with its kernels compiled (made once): (its folder, the Python)."""
+    python = make_environment(root)
+    key = build_key(root)
+    folder = home() / "builds" / key
+    with Lock(home() / "locks" / f"build-{key}.lock"):
+        if (folder / ".complete").exists():
+            log(f"reusing {folder}")
+            return folder, python
+        partial = folder.with_name(f"{key}.partial")
+        shutil.rmtree(partial, ignore_errors=True)
+        for relative in source_files(root):
+            (partial / relative).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(root / relative, partial / relative)
+        seeded = seed_kernels(root, partial)
+        shutil.rmtree(folder, ignore_errors=True)
+        partial.rename(folder)
+        if seeded:
+            log(f"{seeded} cached kernel files taken from {root / 'engine' / '__pycache__'}")
+        started = time.monotonic()
+        # The warm-up compiles the search; the bench adds what it and play load besides (the
+        # network's kernels) and prints the signature into the build's log.
+        for command in (["warmup"], ["bench"]):
+            run([str(python), "-m", "engine", *command], cwd=folder, env=engine_environment())
+        log(f"kernels compiled in {time.monotonic() - started:.0f} s")
+        (folder / ".complete").write_text(key + "\n")
+    return folder, python
+
+
+def launcher(folder: Path, python: Path) -> str:
+    """The text of the executable that runs ``python`` on the copy in ``folder``."""
+    for path in (folder, python):
+        if UNSAFE.search(str(path)):
+            raise SystemExit(f"openbench_build: cannot launch from {path} (quotes, spaces or $): "
+                             "set BRUDNO_HOME to a plain path")
+    return (f'#!/bin/sh\n'
+            f'"exec" "{python}" "$0" "$@"\n'
+            f'# Brudno built from {folder} (scripts/openbench_build.py, docs/openbench.md).\n'
+            f'import os\n'
+            f'import sys\n'
+            f'os.environ.pop("NUMBA_CACHE_DIR", None)\n'
+            f'sys.path[0] = "{folder}"\n'
+            f'from engine.cli import main\n'
+            f'sys.exit(main(sys.argv[1:]))\n')
+
+
+def write_executable(name: str, text: str) -> Path:
+    path = Path(name).resolve()
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_text(text)
+    partial.chmod(0o755)
+    partial.replace(path)
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 1 or not argv[0]:
+        print("usage: openbench_build.py <executable name>", file=sys.stderr)
+        return 2
+    folder, python = make_build()
+    path = write_executable(argv[0], launcher(folder, python))
+    log(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
