@@ -1,0 +1,403 @@
+"""The engine's side of OpenBench (docs/openbench.md): the build, the bench's output, the tuning
+build's options and SPSA inputs, genfens and the converter of DATAGEN's games into chunks."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import chess
+import numpy as np
+import pytest
+
+from engine import genfens, options, params, tuning
+from engine.bench import POSITIONS, run_bench
+from engine.timeman import Limits
+from engine.uci import UciProtocol
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import chunks  # noqa: E402
+import openbench_build  # noqa: E402
+import openbench_pgn  # noqa: E402
+import training_data  # noqa: E402
+
+BENCH_SIGNATURE = 96_150  # tests/test_bench.py's
+
+
+def openbench_bench_numbers(output: str) -> tuple[int | None, int | None]:
+    """(nodes, nps) as OpenBench's Client/bench.py reads them: the last lines first, every
+    character other than a letter, digit or space made a space, the first match of each kept."""
+    nodes = nps = None
+    for line in reversed(output.strip().split("\n")):
+        line = re.sub(r"[^a-zA-Z0-9 ]+", " ", line)
+        found_nps = re.search(r"(\d+\s+nps)|(nps\s+\d+)|(nodes second\s+\d+)", line, re.I)
+        found_nodes = re.search(r"(\d+\s+nodes)|(nodes\s+\d+)|(nodes searched\s+\d+)", line, re.I)
+        nps = nps or (found_nps and found_nps.group())
+        nodes = nodes or (found_nodes and found_nodes.group())
+    return (int(re.search(r"\d+", nodes).group()) if nodes else None,
+            int(re.search(r"\d+", nps).group()) if nps else None)
+
+
+# ---------------------------------------------------------------------------------------- bench
+
+def test_openbench_reads_the_bench_totals() -> None:
+    lines: list[str] = []
+    nodes, seconds = run_bench(depth=2, out=lines.append, positions=POSITIONS[:3])
+    found_nodes, found_nps = openbench_bench_numbers("\n".join(lines))
+    assert found_nodes == nodes > 0
+    assert found_nps == int(nodes / seconds)
+
+
+# ------------------------------------------------------------------------------ tuning build
+
+@pytest.fixture
+def tuning_build(monkeypatch: pytest.MonkeyPatch):
+    """TUNE on, the declared parameters active; BRUDNO_PARAMS and the cache restored after."""
+    monkeypatch.setattr(tuning, "TUNE", True)
+    monkeypatch.setenv(params.OVERRIDES, "")
+    params.active.cache_clear()
+    yield
+    monkeypatch.setenv(params.OVERRIDES, "")
+    params.active.cache_clear()
+
+
+def protocol_lines(protocol: UciProtocol, *commands: str) -> list[str]:
+    output = protocol.output
+    start = len(output.getvalue())
+    for command in commands:
+        protocol.handle(command)
+    return output.getvalue()[start:].splitlines()
+
+
+def test_tuning_options_are_hidden_unless_tune_is_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tuning, "TUNE", False)
+    assert not any(o.name == "RAZOR_1" for o in options.available())
+    with pytest.raises(options.OptionError):
+        options.find("RAZOR_1")
+    assert re.search(r"^TUNE = False$", (ROOT / "engine" / "tuning.py").read_text(), re.M)
+
+
+def test_each_tuned_parameter_slot_is_an_option(tuning_build) -> None:
+    names = [o.name for o in options.available() if o.type == "spin"]
+    for parameter in params.PARAMETERS:
+        expected = ([f"{parameter.name}_{i}" for i in range(1, len(parameter.values) + 1)]
+                    if isinstance(parameter.value, tuple) else [parameter.name])
+        assert all((name in names) == (parameter.step > 0) for name in expected)
+    razor = options.find("RAZOR_2")
+    assert (razor.default, razor.min, razor.max) == (550, 150, 800)
+
+
+def test_setoption_changes_what_the_search_uses(tuning_build) -> None:
+    protocol = UciProtocol(io.StringIO())
+    try:
+        announced = protocol_lines(protocol, "uci")
+        assert "option name RAZOR_1 type spin default 300 min 150 max 800" in announced
+        protocol_lines(protocol, "setoption name RAZOR_2 value 610",
+                       "setoption name SEE value 120", "isready")
+        assert protocol.engine.wait_ready(timeout=120)
+        slot = params.SLOTS["RAZOR"]
+        for values in (params.active(), protocol.engine._search.parameters):
+            assert list(values[slot:slot + 2]) == [300, 610] and values[params.SEE] == 120
+        assert os.environ[params.OVERRIDES].split() == ["RAZOR=300,610", "SEE=120"]
+        # Out of its range: refused, and nothing changes.
+        answer = protocol_lines(protocol, "setoption name SEE value 5000")
+        assert any("error" in line for line in answer)
+        assert params.active()[params.SEE] == 120
+        # The search prepared for the next `go` reads them.
+        search = protocol.engine._search
+        search.prepare(chess.Board(), Limits(depth=1))
+        assert search.kernel_params[slot + 1] == 610
+    finally:
+        protocol.engine.quit()
+
+
+def test_spsa_inputs_are_openbench_lines(tuning_build) -> None:
+    lines = tuning.spsa_inputs()
+    tuned = [p for p in params.PARAMETERS if p.step > 0]
+    assert len(lines) == sum(len(p.values) for p in tuned)
+    names = {o.name for o in options.available()}
+    for line in lines:
+        # As OpenBench's create_spsa_run splits them.
+        name, dtype, value, low, high, c_end, r_end = map(str.strip, line.split(","))
+        assert name in names and dtype == "int"
+        assert float(low) <= float(value) <= float(high)
+        assert float(c_end) >= 1 and float(r_end) == 0.002
+    assert "RAZOR_1, int, 300, 150, 800, 25.0, 0.002" in lines
+    printed = subprocess.run([sys.executable, "-m", "engine", "spsa-inputs"], cwd=ROOT,
+                             capture_output=True, text=True, timeout=60,
+                             env={**os.environ, params.OVERRIDES: ""})
+    assert printed.returncode == 0 and printed.stdout.splitlines() == lines
+
+
+# ------------------------------------------------------------------------------------ genfens
+
+def test_genfens_request_parsing() -> None:
+    request = genfens.parse_request("16 seed 42 book None".split())
+    assert (request.count, request.seed, request.book, request.plies) == (16, 42, None, None)
+    request = genfens.parse_request("4 seed 1 book Books/x.epd plies 3 margin 100".split())
+    assert (request.book, request.plies, request.margin) == ("Books/x.epd", 3, 100)
+    for bad in ("4 seed x book None", "4 book None seed 1", "4 seed 1 book None plies",
+                "4 seed 1 book None colour 1"):
+        with pytest.raises(ValueError):
+            genfens.parse_request(bad.split())
+
+
+def material(board: chess.Board) -> int:
+    values = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300, chess.ROOK: 500,
+              chess.QUEEN: 900}
+    total = sum(v * (len(board.pieces(t, board.turn)) - len(board.pieces(t, not board.turn)))
+                for t, v in values.items())
+    return total
+
+
+def test_genfens_positions_are_legal_distinct_and_fixed_by_the_seed() -> None:
+    request = genfens.parse_request("40 seed 7 book None margin 150".split())
+    first = [b.fen() for b in genfens.openings(request, material)]
+    again = [b.fen() for b in genfens.openings(request, material)]
+    other = [b.fen() for b in genfens.openings(genfens.parse_request(
+        "40 seed 8 book None margin 150".split()), material)]
+    assert first == again and len(first) == 40 and first != other
+    assert len({" ".join(f.split()[:4]) for f in first}) == 40
+    for fen in first:
+        board = chess.Board(fen)
+        assert board.is_valid() and not board.is_game_over()
+        assert abs(material(board)) <= 150
+        assert board.ply() in (8, 9)  # 8 or 9 random plies from the start
+    # A shorter request gives the first positions of a longer one.
+    assert [b.fen() for b in genfens.openings(genfens.parse_request(
+        "10 seed 7 book None margin 150".split()), material)] == first[:10]
+
+
+def test_genfens_starts_from_book_lines(tmp_path: Path) -> None:
+    starts = ["rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - hmvc 0; fmvn 1;",
+              "rnbqkb1r/pppppppp/5n2/8/3P4/8/PPP1PPPP/RNBQKBNR w KQkq -"]
+    epd = tmp_path / "book.epd"
+    epd.write_text("\n".join(starts) + "\n\n")
+    pgn = tmp_path / "book.pgn"
+    pgn.write_text('[Event "a"]\n[Result "*"]\n\n1. e4 e5 2. Nf3 *\n\n'
+                   '[Event "b"]\n[Result "*"]\n\n1. d4 d5 *\n')
+    lines = [chess.Board(s.split(" hmvc")[0] + " 0 1") for s in starts]
+    for path, roots in ((epd, lines), (pgn, None)):
+        request = genfens.parse_request(f"6 seed 3 book {path} plies 1 margin 10000".split())
+        found = list(genfens.openings(request, lambda board: 0))
+        assert len(found) == 6
+        for board in found:
+            assert board.is_valid()
+            if roots is not None:  # one or two random plies from one of the lines
+                assert board.ply() - 1 in (1, 2) or board.fullmove_number <= 3
+    assert len(genfens.Book(epd)) == 2 and len(genfens.Book(pgn)) == 2
+
+
+def run_genfens(command: list[str], seed: int, count: int = 4) -> tuple[list[str], float]:
+    started = time.monotonic()
+    result = subprocess.run([*command, f"genfens {count} seed {seed} book None ", "quit"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    # As OpenBench's Client/genfens.py reads them.
+    fens = [line.split("genfens ")[1].rstrip() for line in result.stdout.splitlines()
+            if line.startswith("info string genfens ")]
+    return fens, time.monotonic() - started
+
+
+def test_genfens_as_command_line_arguments() -> None:
+    fens, seconds = run_genfens([sys.executable, "-m", "engine"], seed=11)
+    again, _ = run_genfens([sys.executable, "-m", "engine"], seed=11)
+    assert fens == again and len(set(fens)) == 4
+    for fen in fens:
+        assert len(fen.split()) == 6 and chess.Board(fen).is_valid()
+    assert seconds < 15  # OpenBench gives up after 15 s without a new position
+
+
+def test_command_line_words_are_uci_commands() -> None:
+    result = subprocess.run([sys.executable, "-m", "engine", "uci", "isready", "quit"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert result.returncode == 0
+    assert result.stdout.splitlines()[-2:] == ["uciok", "readyok"]
+
+
+# ----------------------------------------------------------------------------------- converter
+
+# As OpenBench returns DATAGEN games (Client/pgn_util.py, verbose form): moves without numbers,
+# each with fastchess's score/depth, or `book`.
+GAMES = """[Event "Datagen"]
+[White "Brudno-dev"]
+[Black "Brudno-dev"]
+[Result "0-1"]
+[FEN "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"]
+[SetUp "1"]
+
+e4 {book} e5 {book} Nf3 {+0.35/7 0.101s, n=1200, sd=9} Nc6 {-0.20/7 0.090s, n=1100, sd=8} \
+Bc4 {+0.41/7 0.1s, n=1, sd=8} Nd4 {+0.10/6 0.1s, n=1, sd=7} Nxe5 {+1.50/8 0.1s, n=1, sd=9} \
+Qg5 {-1.20/7 0.1s, n=1, sd=8} Nxf7 {+2.00/8 0.1s, n=1, sd=9} Qxg2 {-2.50/7 0.1s, n=1, sd=8} \
+Rf1 {+3.00/8 0.1s, n=1, sd=9} Qxe4+ {-M4/9 0.1s, n=1, sd=9} Be2 {unknown} \
+Nf3# {+M1/3 0.1s, n=1, sd=3} 0-1
+
+[Event "Datagen"]
+[Result "*"]
+
+d4 {+0.20/5 0.1s, n=1, sd=5} d5 {-0.10/5 0.1s, n=1, sd=5} *
+
+[Event "Datagen"]
+[Result "1/2-1/2"]
+[FEN "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"]
+[SetUp "1"]
+
+Kd2 {+1.00/10 0.1s, n=1, sd=12} Kd7 {-0.95/10 0.1s, n=1, sd=12} Kd3 {+0.90/10 0.1s} 1/2-1/2
+"""
+
+
+def test_comment_scores() -> None:
+    assert openbench_pgn.comment_score("+0.35/12 0.123s") == 35
+    assert openbench_pgn.comment_score("-1.20/7 0.1s, n=5, sd=9") == -120
+    assert openbench_pgn.comment_score("0.00/1 0.001s") == 0
+    for unscored in ("book", "unknown", "+M5/20 0.1s", "-M4/9"):
+        assert openbench_pgn.comment_score(unscored) is None
+
+
+def expected_kept() -> list[tuple[str, int, int]]:
+    """(FEN, White's score, result) of the positions the converter must keep from GAMES."""
+    import chess.pgn
+
+    stream = io.StringIO(GAMES)
+    kept = []
+    while (game := chess.pgn.read_game(stream)) is not None:
+        result = {"1-0": 2, "1/2-1/2": 1, "0-1": 0}.get(game.headers["Result"])
+        board = game.board()
+        for node in game.mainline():
+            score = openbench_pgn.comment_score(node.comment)
+            quiet = (not board.is_check() and not board.is_capture(node.move)
+                     and node.move.promotion is None)
+            if result is not None and score is not None and quiet:
+                kept.append((board.fen(), score if board.turn else -score, result))
+            board.push(node.move)
+    return kept
+
+
+def test_converter_writes_chunks_the_trainer_reads(tmp_path: Path) -> None:
+    import bz2
+    import tarfile
+
+    plain = tmp_path / "games.pgn"
+    plain.write_text(GAMES)
+    (tmp_path / "1.2.3.pgn.bz2").write_bytes(bz2.compress(GAMES.encode()))
+    archive = tmp_path / "7.pgn.tar"
+    with tarfile.open(archive, "w") as tar:
+        tar.add(tmp_path / "1.2.3.pgn.bz2", arcname="1.2.3.pgn.bz2")
+    out = tmp_path / "data"
+    games, positions, written = openbench_pgn.convert([plain], out)
+    expected = expected_kept()
+    # The first game keeps Nf3 Nc6 Bc4 Nd4 Qg5 Rf1 (not the book moves, the captures, the mate
+    # scores nor the move out of check); the second has no result; the third keeps all three.
+    assert len(expected) == 9 and (games, positions, len(written)) == (2, 9, 1)
+    header, _ = chunks.read_header(written[0])
+    assert header["version"] == 2 and header["generator"] == "scripts/openbench_pgn.py"
+    records = chunks.read_chunk(written[0])
+    got = [(chunks.board_of(r).fen(), int(r["score"]), int(r["result"])) for r in records]
+    assert got == expected
+    # The same games again, from the archive: every position is in the folder already.
+    assert openbench_pgn.convert([archive], out)[1] == 0
+    # The trainer's reader takes the folder.
+    files = training_data.chunk_files([out])
+    loaded = training_data.ChunkStream(files).load(100)
+    assert len(loaded.score) == 9
+
+
+# --------------------------------------------------------------------------------------- build
+
+def copy_source(destination: Path) -> None:
+    """The source as OpenBench unpacks it: the repository's files, without built ones."""
+    shutil.copytree(ROOT, destination, ignore=shutil.ignore_patterns(
+        ".venv*", ".git", "__pycache__", "*.pyc", ".pytest_cache", ".hypothesis", "out"))
+    # What a checkout that has run holds: the kernels compiled from this source (the build
+    # takes them, as a bare download has none: test_make_from_a_bare_source compiles them).
+    cache = ROOT / "engine" / "__pycache__"
+    target = destination / "engine" / "__pycache__"
+    target.mkdir()
+    for file in [*cache.glob("*.nbi"), *cache.glob("*.nbc"), *cache.glob("kernels.digest")]:
+        shutil.copy2(file, target / file.name)
+
+
+def make_and_check(tmp_path: Path, seeded: bool) -> None:
+    run_bench(depth=1, out=lambda line: None, positions=POSITIONS[:1])  # this tree's kernels
+    source = tmp_path / "Brudno-src"
+    if seeded:
+        copy_source(source)
+    else:
+        shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+            ".venv*", ".git", "__pycache__", "*.pyc", ".pytest_cache", ".hypothesis", "out"))
+    env = {**os.environ, "BRUDNO_HOME": str(tmp_path / "home")}
+    name = "Brudno-0123ABCD"
+    build = subprocess.run(["make", "-j", f"EXE={name}", "CC=gcc"], cwd=source, env=env,
+                           capture_output=True, text=True, timeout=1800)
+    assert build.returncode == 0, build.stdout + build.stderr
+    engines = tmp_path / "Engines"
+    engines.mkdir()
+    shutil.move(source / name, engines / name)
+    shutil.rmtree(source)  # OpenBench keeps only the executable
+    # Benches at once, each from a cold start, as OpenBench runs one a thread.
+    results: list[tuple[str, float]] = []
+
+    def bench() -> None:
+        started = time.monotonic()
+        done = subprocess.run([f"./{name}", "bench"], cwd=engines, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              timeout=120)
+        results.append((done.stdout, time.monotonic() - started))
+
+    threads = [threading.Thread(target=bench) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for output, seconds in results:
+        assert openbench_bench_numbers(output)[0] == BENCH_SIGNATURE, output
+        assert openbench_bench_numbers(output)[1] > 0
+        assert seconds < 60
+    # OpenBench ends engines with `pkill -f <name>`: the name is in the command line.
+    engine = subprocess.Popen([f"./{name}"], cwd=engines, env=env, stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        found = subprocess.run(["pgrep", "-f", name], capture_output=True, text=True)
+        assert str(engine.pid) in found.stdout.split()
+        engine.stdin.write("uci\nquit\n")
+        engine.stdin.flush()
+        assert "uciok" in engine.stdout.read()
+    finally:
+        engine.kill()
+        engine.wait()
+    fens, seconds = run_genfens([str(engines / name)], seed=5)
+    assert len(fens) == 4 and seconds < 15
+
+
+def test_make_builds_a_self_contained_executable(tmp_path: Path) -> None:
+    make_and_check(tmp_path, seeded=True)
+
+
+@pytest.mark.slow
+def test_make_from_a_bare_source(tmp_path: Path) -> None:
+    make_and_check(tmp_path, seeded=False)
+
+
+def test_build_key_follows_the_source(tmp_path: Path) -> None:
+    source = tmp_path / "src"
+    (source / "engine").mkdir(parents=True)
+    shutil.copy2(ROOT / "pyproject.toml", source / "pyproject.toml")
+    (source / "engine" / "a.py").write_text("A = 1\n")
+    (source / "engine" / "__pycache__").mkdir()
+    (source / "engine" / "__pycache__" / "a.nbi").write_text("cache")
+    first = openbench_build.build_key(source)
+    (source / "engine" / "__pycache__" / "a.nbi").write_text("other cache")
+    assert openbench_build.build_key(source) == first  # built files are not the source
+    (source / "engine" / "a.py").write_text("A = 2\n")
+    assert openbench_build.build_key(source) != first
+    assert openbench_build.dependencies(ROOT)[0].startswith("chess")
+    assert openbench_build.source_files(source) == [Path("engine/a.py"), Path("pyproject.toml")]
