@@ -120,6 +120,29 @@ def test_setoption_changes_what_the_search_uses(tuning_build) -> None:
         protocol.engine.quit()
 
 
+class RecordingHelpers:
+    """Stands in for engine/smp.py's HelperPool: what the engine sends its helpers."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+
+    def set_parameters(self, overrides: str) -> None:
+        self.sent.append(overrides)
+
+
+def test_setoption_sends_the_parameters_to_the_helpers(tuning_build) -> None:
+    protocol = UciProtocol(io.StringIO())
+    try:
+        assert protocol.engine.wait_ready(timeout=120)
+        helpers = protocol.engine.helpers = RecordingHelpers()
+        protocol_lines(protocol, "setoption name LATE_MOVES_3 value 20")
+        assert helpers.sent == ["LATE_MOVES=6,10,20"]
+        assert params.with_overrides(helpers.sent[0])[params.SLOTS["LATE_MOVES"] + 2] == 20
+    finally:
+        protocol.engine.helpers = None
+        protocol.engine.quit()
+
+
 def test_spsa_inputs_are_openbench_lines(tuning_build) -> None:
     lines = tuning.spsa_inputs()
     tuned = [p for p in params.PARAMETERS if p.step > 0]
@@ -313,27 +336,12 @@ def test_converter_writes_chunks_the_trainer_reads(tmp_path: Path) -> None:
 
 # --------------------------------------------------------------------------------------- build
 
-def copy_source(destination: Path) -> None:
-    """The source as OpenBench unpacks it: the repository's files, without built ones."""
-    shutil.copytree(ROOT, destination, ignore=shutil.ignore_patterns(
-        ".venv*", ".git", "__pycache__", "*.pyc", ".pytest_cache", ".hypothesis", "out"))
-    # What a checkout that has run holds: the kernels compiled from this source (the build
-    # takes them, as a bare download has none: test_make_from_a_bare_source compiles them).
-    cache = ROOT / "engine" / "__pycache__"
-    target = destination / "engine" / "__pycache__"
-    target.mkdir()
-    for file in [*cache.glob("*.nbi"), *cache.glob("*.nbc"), *cache.glob("kernels.digest")]:
-        shutil.copy2(file, target / file.name)
-
-
-def make_and_check(tmp_path: Path, seeded: bool) -> None:
-    run_bench(depth=1, out=lambda line: None, positions=POSITIONS[:1])  # this tree's kernels
+def test_make_builds_a_self_contained_executable(tmp_path: Path) -> None:
+    # The source as OpenBench unpacks it: the repository's files, nothing built (so the build
+    # compiles every kernel: about two minutes here).
     source = tmp_path / "Brudno-src"
-    if seeded:
-        copy_source(source)
-    else:
-        shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
-            ".venv*", ".git", "__pycache__", "*.pyc", ".pytest_cache", ".hypothesis", "out"))
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".venv*", ".git", "__pycache__", "*.pyc", ".pytest_cache", ".hypothesis", "out"))
     env = {**os.environ, "BRUDNO_HOME": str(tmp_path / "home")}
     name = "Brudno-0123ABCD"
     build = subprocess.run(["make", "-j", f"EXE={name}", "CC=gcc"], cwd=source, env=env,
@@ -362,6 +370,14 @@ def make_and_check(tmp_path: Path, seeded: bool) -> None:
         assert openbench_bench_numbers(output)[0] == BENCH_SIGNATURE, output
         assert openbench_bench_numbers(output)[1] > 0
         assert seconds < 60
+    # A user's own numba cache is not where the build's kernels are: the launcher ignores it.
+    numba_cache = tmp_path / "numba-cache"
+    numba_cache.mkdir()
+    started = time.monotonic()
+    done = subprocess.run([f"./{name}", "bench"], cwd=engines, capture_output=True, text=True,
+                          env={**env, "NUMBA_CACHE_DIR": str(numba_cache)}, timeout=120)
+    assert openbench_bench_numbers(done.stdout)[0] == BENCH_SIGNATURE
+    assert time.monotonic() - started < 60 and not any(numba_cache.iterdir())
     # OpenBench ends engines with `pkill -f <name>`: the name is in the command line.
     engine = subprocess.Popen([f"./{name}"], cwd=engines, env=env, stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True)
@@ -378,13 +394,22 @@ def make_and_check(tmp_path: Path, seeded: bool) -> None:
     assert len(fens) == 4 and seconds < 15
 
 
-def test_make_builds_a_self_contained_executable(tmp_path: Path) -> None:
-    make_and_check(tmp_path, seeded=True)
+def test_a_checkout_lends_kernels_compiled_from_its_own_source(tmp_path: Path) -> None:
+    source, copy = tmp_path / "source", tmp_path / "copy"
+    shutil.copytree(ROOT / "engine", source / "engine", ignore=shutil.ignore_patterns("__pycache__"))
+    cache = source / "engine" / "__pycache__"
+    cache.mkdir()
+    (cache / "search.kernel-1.py311.nbi").write_text("index")
+    (cache / "search.kernel-1.py311.1.nbc").write_text("code")
+    (cache / "kernels.digest").write_text("not this source")
+    (copy / "engine").mkdir(parents=True)
+    assert openbench_build.seed_kernels(source, copy) == 0
+    assert not (copy / "engine" / "__pycache__").exists()
+    from engine.kernel_cache import source_digest
 
-
-@pytest.mark.slow
-def test_make_from_a_bare_source(tmp_path: Path) -> None:
-    make_and_check(tmp_path, seeded=False)
+    (cache / "kernels.digest").write_text(source_digest(source / "engine"))
+    assert openbench_build.seed_kernels(source, copy) == 3
+    assert (copy / "engine" / "__pycache__" / "search.kernel-1.py311.1.nbc").read_text() == "code"
 
 
 def test_build_key_follows_the_source(tmp_path: Path) -> None:
