@@ -17,7 +17,7 @@ from engine.options import Option
 
 TUNE = False
 
-R_END = 0.002  # OpenBench's default r_end (the learning rate at the end of the run)
+R_END = 0.002  # r_end: the customary value (OpenBench takes any positive one)
 
 
 def option_names(parameter: params.Parameter) -> list[str]:
