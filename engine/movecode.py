@@ -7,8 +7,7 @@ victim (a quiet move) or no promotion. Castling is the king's move: its two-squa
 Chess960 the king taking its own rook. Two shorter forms are the code's low bits: the
 transposition table's 16-bit move (origin | target << 6 | promotion << 12, engine/tt_kernels.py)
 and the history's butterfly index (origin | target << 6, as the quiet move lists give it), so that
-`origin` and `target` read all three. The continuation history indexes a move by its man and target
-instead (`piece_to`).
+`origin` and `target` read all three.
 """
 
 from __future__ import annotations
@@ -68,17 +67,6 @@ def butterfly(code):
 def butterfly_index(origin, target):
     """The history's index of the move ``origin`` -> ``target`` (a quiet move list's entry)."""
     return origin | target << 6
-
-
-PIECES_TO = 768  # the continuation history's move indices: 12 men times 64 targets ...
-NO_PIECE_TO = PIECES_TO  # ... and one more for no move (a null move, the root's parent)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def piece_to(code, white_to_move):
-    """The continuation history's index of the move ``code`` of the side to move: its man (colour
-    and type) and its target square."""
-    return ((0 if white_to_move else 6) + mover(code) - 1) << 6 | target(code)
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -8,9 +8,8 @@ early never pays for the rest:
    for the same victim, least valuable attacker (MVV-LVA), then under-promotions; captures that
    lose material by static exchange (SEE) wait until stage 5;
 3. the two killer moves of this ply (quiet moves that cut off at a sibling node);
-4. the remaining quiet moves, by history score (how often the move cut off anywhere in the tree)
-   plus its continuation history after the last move and the one before it (how often it cut off
-   as a reply to that move, or as a follow-up to its own side's), read when the walk reaches them;
+4. the remaining quiet moves, by history score (how often the move cut off anywhere in the tree),
+   read when the walk reaches them;
 5. the losing captures, in MVV-LVA order.
 
 The walk is written once, as numba functions over python-chess's bitboards (`_first_moves`,
@@ -41,14 +40,12 @@ HISTORY_MAX = 1 << 14
 
 
 class OrderingTables:
-    """Killer moves per ply, a butterfly history table per colour and the continuation history,
-    shared by one search.
+    """Killer moves per ply and a butterfly history table per colour, shared by one search.
 
-    All are numpy arrays, so that the scout kernel (engine/scout.py) orders its moves
+    Both are numpy arrays, so that the scout kernel (engine/scout.py) orders its moves
     by them and records its own cut-offs in them: the killers as move codes (as in the
     transposition table, -1 for none) by ply, the history per colour by butterfly index
-    (engine/movecode.py), the continuation history by the earlier move's and the quiet move's
-    man and target (`movecode.piece_to`; the earlier move's row NO_PIECE_TO, for none, stays 0).
+    (engine/movecode.py).
     """
 
     def __init__(self, max_ply: int = 128) -> None:
@@ -58,13 +55,11 @@ class OrderingTables:
     def clear(self) -> None:
         self.killers = np.full((self.max_ply + 2, 2), -1, dtype=np.int64)
         self.history = [np.zeros(4096, dtype=np.int64) for _ in chess.COLORS]
-        self.continuation = np.zeros((movecode.PIECES_TO + 1, movecode.PIECES_TO), dtype=np.int64)
 
     def age(self) -> None:
         """Halves history between searches so that old successes fade but still count."""
         for table in self.history:
             table >>= 1
-        self.continuation >>= 1
         self.killers.fill(-1)
 
     def record_killer(self, move: chess.Move, ply: int) -> None:
@@ -118,37 +113,33 @@ def ordered_stages(board: chess.Board, hash_move: chess.Move | None, tables: Ord
                 u(board.castling_rights), board.chess960, ep_square, in_check)
     moves, losing, skip = _first_moves(*position, encode_move(hash_move))
     done = np.full(2, -1, dtype=np.int64)
-    no_move = tables.continuation[movecode.NO_PIECE_TO]  # the root's continuation: none
     for stage in range(4):
         if stage:
             killer_a, killer_b = tables.killers[ply].tolist()
             moves, done = _next_stage(stage - 1, losing, *position, skip, done, killer_a, killer_b,
-                                      tables.history[us], no_move, no_move)
+                                      tables.history[us])
         yield moves
 
 
 # ---------------------------------------------------------------------- the history kernels
 
 @njit(cache=True, nogil=True)
-def _by_history_impl(codes, white_to_move, history, counter_history, follow_up_history):
-    """Quiet move ``codes`` by falling history score: the butterfly history plus the continuation
-    history's two rows (after the last move, after the side's own move before it); moves of equal
-    score keep their order (a stable insertion sort: the lists are short)."""
-    out = np.empty(codes.shape[0], dtype=np.int64)
-    scores = np.empty(codes.shape[0], dtype=np.int64)
-    for n in range(codes.shape[0]):
-        code = codes[n]
-        piece_to = movecode.piece_to(code, white_to_move)
-        value = (history[movecode.butterfly(code)] + counter_history[piece_to]
-                 + follow_up_history[piece_to])
+def _by_history_impl(indices, history, skip_a, skip_b, skip_c):
+    """``indices`` (butterfly indices) without the three skipped ones, by falling history score;
+    moves of equal score keep their order (a stable insertion sort: the lists are short)."""
+    out = np.empty(indices.shape[0], dtype=np.int64)
+    n = 0
+    for index in indices:
+        if index == skip_a or index == skip_b or index == skip_c:
+            continue
+        value = history[index]
         j = n - 1
-        while j >= 0 and scores[j] < value:
+        while j >= 0 and history[out[j]] < value:
             out[j + 1] = out[j]
-            scores[j + 1] = scores[j]
             j -= 1
-        out[j + 1] = code
-        scores[j + 1] = value
-    return out
+        out[j + 1] = index
+        n += 1
+    return out[:n]
 
 
 @njit(cache=True, nogil=True)
@@ -279,8 +270,7 @@ def _killer_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_
 
 @njit(cache=True, nogil=True)
 def _quiet_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, castling,
-                 chess960, ep_square, in_check, skip, done, history, counter_history,
-                 follow_up_history):
+                 chess960, ep_square, in_check, skip, done, history):
     """Stage 4 of the walk: the other quiet moves, by their history when the search reaches
     them (it may have changed while the moves before were searched)."""
     if in_check:
@@ -295,15 +285,13 @@ def _quiet_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_m
             if castles.shape[0]:
                 quiets = np.concatenate((quiets[:piece_moves], castles, quiets[piece_moves:]))
     skipped = movecode.butterfly(skip) if 0 <= skip < 4096 else -1  # (not a promotion)
-    codes = np.empty(quiets.shape[0], dtype=np.int64)
-    n = 0
-    for index in quiets:
-        if index == skipped or index == done[0] or index == done[1]:
-            continue
-        mover = _kind(SQUARE_BB[movecode.origin(index)], pawns, knights, bishops, rooks, queens)
-        codes[n] = movecode.from_butterfly(index, mover)
-        n += 1
-    return _by_history_impl(codes[:n], white_to_move, history, counter_history, follow_up_history)
+    ordered = _by_history_impl(quiets, history, skipped, done[0], done[1])
+    out = np.empty(ordered.shape[0], dtype=np.int64)
+    for i in range(ordered.shape[0]):
+        mover = _kind(SQUARE_BB[movecode.origin(ordered[i])], pawns, knights, bishops,
+                      rooks, queens)
+        out[i] = movecode.from_butterfly(ordered[i], mover)
+    return out
 
 
 @njit(cache=True, nogil=True)
@@ -317,20 +305,8 @@ def _record_cutoff(move, ply, depth, history, tried, killers):
 
 
 @njit(cache=True, nogil=True)
-def _reward_continuation(continuation, moved, moved_before, piece_to, depth, tried):
-    """A quiet move (``piece_to``) cut off at ``depth`` after the moves ``moved`` and
-    ``moved_before`` (continuation indices): raise its continuation history after each and lower
-    that of the quiet moves ``tried`` before it (their continuation indices); no row for no move."""
-    if moved != movecode.NO_PIECE_TO:
-        _reward_impl(continuation[moved], piece_to, depth, tried)
-    if moved_before != movecode.NO_PIECE_TO:
-        _reward_impl(continuation[moved_before], piece_to, depth, tried)
-
-
-@njit(cache=True, nogil=True)
 def _next_stage(stage, losing, pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
-                castling, chess960, ep_square, in_check, skip, done, killer_a, killer_b, history,
-                counter_history, follow_up_history):
+                castling, chess960, ep_square, in_check, skip, done, killer_a, killer_b, history):
     """The moves of the walk's stage after ``stage`` (0: the killers, 1: the other quiet moves by
     their history as it is now, 2: the losing captures), and the killers searched (as history
     indices, listed at stage 0 and skipped at stage 1)."""
@@ -339,15 +315,14 @@ def _next_stage(stage, losing, pawns, knights, bishops, rooks, queens, kings, ou
                              castling, chess960, ep_square, skip, killer_a, killer_b)
     if stage == 1:
         return _quiet_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
-                            castling, chess960, ep_square, in_check, skip, done, history,
-                            counter_history, follow_up_history), done
+                            castling, chess960, ep_square, in_check, skip, done, history), done
     return losing, done
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _next_move(moves, i, stage, done, losing, pawns, knights, bishops, rooks, queens, kings, ours,
                white_to_move, castling, chess960, ep_square, in_check, skip, killer_a, killer_b,
-               history, counter_history, follow_up_history):
+               history):
     """The walk's next move (-1 when none is left) and its state after it: the moves of the
     current stage, the index in them, the stage (0: the first moves, 1: the killers, 2: the other
     quiet moves, 3: the losing captures) and the killers searched."""
@@ -356,8 +331,7 @@ def _next_move(moves, i, stage, done, losing, pawns, knights, bishops, rooks, qu
             return -1, moves, i, stage, done
         moves, done = _next_stage(stage, losing, pawns, knights, bishops, rooks, queens, kings, ours,
                                   white_to_move, castling, chess960, ep_square, in_check, skip,
-                                  done, killer_a, killer_b, history, counter_history,
-                                  follow_up_history)
+                                  done, killer_a, killer_b, history)
         stage += 1
         i = 0
     return moves[i], moves, i + 1, stage, done
@@ -370,4 +344,4 @@ _POSITION = (uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean, ui
              int64, boolean)
 _first_moves = compile_kernel(_first_moves, (*_POSITION, int64))
 _next_stage = compile_kernel(_next_stage, (int64, int64[::1], *_POSITION, int64, int64[::1], int64,
-                                           int64, int64[::1], int64[::1], int64[::1]))
+                                           int64, int64[::1]))

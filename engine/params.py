@@ -85,7 +85,6 @@ PARAMETERS = (
     # Whole techniques, on in play, off for the techniques table (scripts/alphabeta_table.py).
     Parameter("TABLE_READS", 1, 0),  # 0: no node reads the table (scores or moves)
     Parameter("KILLERS_AND_HISTORY", 1, 0),  # 0: quiet cut-offs are not recorded
-    Parameter("CONTINUATION_HISTORY", 1, 0),  # 0: nor in the continuation history
     Parameter("QUIESCENCE_PLIES", NEVER, 0),  # 0: the static evaluation at the horizon
     Parameter("PVS", 1, 0),  # 0: a PV node searches every move with the full window
 )

@@ -36,7 +36,7 @@ from engine.endgame import is_known_draw, with_endgame_knowledge_kernel
 from engine.evaluate import _evaluate_kernel
 from engine.movegen import (_capture_kernel_impl, _quiet_kernel_impl, evasion_kernel,
                             promotion_kernel, quiet_checks)
-from engine.movepick import _first_moves, _next_move, _record_cutoff, _reward_continuation
+from engine.movepick import _first_moves, _next_move, _record_cutoff
 from engine import params as P
 from engine.score import INFINITY, MATE, MATE_BOUND, MAX_PLY, TB_WIN_THRESHOLD, wdl_to_score
 from engine.see import _see_kernel
@@ -102,15 +102,13 @@ Position = namedtuple("Position", ("pawns knights bishops rooks queens kings whi
 
 # A node's place on its line from the root: its ply, its plies past the horizon (quiescence), the
 # square the last move went to (recaptures), the keys since the last irreversible move
-# (``path[:last + 1]``, this node's last, for repetitions), whether a null move may be tried, and
-# the last move and the one before it as continuation indices (`movecode.piece_to`; NO_PIECE_TO
-# for a null move or a move before the root).
-Line = namedtuple("Line", "ply qply last_target path last can_null moved moved_before")
+# (``path[:last + 1]``, this node's last, for repetitions) and whether a null move may be tried.
+Line = namedtuple("Line", "ply qply last_target path last can_null")
 # The per-search tables the whole tree reads and writes: the search's parameters and reductions,
-# the move ordering's history, killers and continuation history, the transposition table, the
-# evaluation's weights and the network's first layers by ply, the principal variation by ply.
-Tables = namedtuple("Tables", "params reductions history_black history_white killers continuation "
-                              "table entries generation weights network acc pv")
+# the move ordering's history and killers, the transposition table, the evaluation's weights and
+# the network's first layers by ply, the principal variation by ply.
+Tables = namedtuple("Tables", "params reductions history_black history_white killers table entries "
+                              "generation weights network acc pv")
 # What ends a call and what it reports: its counters, its node budget, the stop word and the value
 # at which it stops, the iteration's depth (which bounds the check extension) and the tablebase
 # results it reads and asks for (``counts`` also holds the trace of its tree, if asked: T_PARENT).
@@ -285,9 +283,9 @@ def _search(position, depth, alpha, beta, line, tables, control):
     """A node: its score from its mover's view (see `search`)."""
     (pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, key, in_check,
      ep_square, halfmove) = position
-    ply, qply, last_target, path, last, can_null, moved, moved_before = line
-    (params, reductions, history_black, history_white, killers, continuation, table, entries,
-     generation, weights, network, acc, pv) = tables
+    ply, qply, last_target, path, last, can_null = line
+    (params, reductions, history_black, history_white, killers, table, entries, generation, weights,
+     network, acc, pv) = tables
     counts, budget, stop, stop_at, root_depth, probe_keys, probe_results, request = control
     occupied = pawns | knights | bishops | rooks | queens | kings
     black = occupied & ~white
@@ -297,7 +295,6 @@ def _search(position, depth, alpha, beta, line, tables, control):
     # Variables, not literals, for the recursive calls: numba would compile a second version of
     # this function for a literal argument, and its cache cannot load that one.
     no_square = ep_square - ep_square - 1
-    no_move = moved - moved + movecode.NO_PIECE_TO
     not_check = in_check != in_check
     may_null = in_check == in_check
     # A principal-variation node has an open window (Ethereal's PvNode): it prunes nothing and
@@ -307,8 +304,6 @@ def _search(position, depth, alpha, beta, line, tables, control):
     promoting = pawns & ours & SEVENTH_RANK[1 if white_to_move else 0]
     chess960 = params[P.CHESS960] != 0
     history = history_white if white_to_move else history_black
-    counter_history = continuation[moved]  # (the row of NO_PIECE_TO is all 0)
-    follow_up_history = continuation[moved_before]
     if qply == 0 and extends_check(in_check, ply, root_depth):
         depth += 1  # (of the tree's nodes, not of quiescence's)
     if depth > 0:
@@ -420,7 +415,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
                     row = _trace_child(counts, me, 0, NULL_MOVE)
                     result = _search(after_null, depth - 1 - reduction, -beta, -beta + 1,
                                      Line(ply + 1, horizon, last_target, path[last + 1:], horizon,
-                                          not_check, no_move, moved), tables, control)
+                                          not_check), tables, control)
                     _trace_value(counts, row, result)
                     if result <= NEED_PROBE:
                         return result
@@ -443,9 +438,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
         moves_searched = 0
         cut_by_quiet = False
         tried = np.empty(256, dtype=np.int64)  # quiet moves searched, as history indices
-        tried_pieces_to = np.empty(256, dtype=np.int64)  # ... and as continuation indices
         n_tried = 0
-        best_code = 0
         stage = 0
         i = 0
         done = np.full(2, -1, dtype=np.int64)  # the killers searched, as history indices
@@ -453,7 +446,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
             code, moves, i, stage, done = _next_move(
                 moves, i, stage, done, losing, pawns, knights, bishops, rooks, queens, kings, ours,
                 white_to_move, castling, chess960, ep_square, in_check, skip, killers[ply, 0],
-                killers[ply, 1], history, counter_history, follow_up_history)
+                killers[ply, 1], history)
             if code < 0:
                 break
             origin = movecode.origin(code)
@@ -484,8 +477,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
                       white, p, n, b, r, q, k, child_white)
             after = Position(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
                              child_key, gives_check, child_ep, child_halfmove)
-            child_line = Line(ply + 1, horizon, target, path, last + 1, may_null,
-                              movecode.piece_to(code, white_to_move), moved)
+            child_line = Line(ply + 1, horizon, target, path, last + 1, may_null)
             if is_pv:
                 pv[ply + 1, 0] = 0
             if moves_searched == 0 or (is_pv and not params[P.PVS]):
@@ -516,7 +508,6 @@ def _search(position, depth, alpha, beta, line, tables, control):
                 best_score = score
                 if score > alpha:
                     best_move = movecode.table_move(code)
-                    best_code = code
                     alpha = score
                     if is_pv:
                         _extend_line(pv, ply, code)
@@ -526,7 +517,6 @@ def _search(position, depth, alpha, beta, line, tables, control):
                         break
             if is_quiet:
                 tried[n_tried] = movecode.butterfly(code)
-                tried_pieces_to[n_tried] = movecode.piece_to(code, white_to_move)
                 n_tried += 1
         # Step 9. No move: mate or stalemate.
         if moves_searched == 0:
@@ -543,10 +533,6 @@ def _search(position, depth, alpha, beta, line, tables, control):
                     generation)
         if cut_by_quiet and params[P.KILLERS_AND_HISTORY]:
             _record_cutoff(best_move, ply, depth, history, tried[:n_tried], killers)
-            if params[P.CONTINUATION_HISTORY]:
-                _reward_continuation(continuation, moved, moved_before,
-                                     movecode.piece_to(best_code, white_to_move), depth,
-                                     tried_pieces_to[:n_tried])
         _trace_end(counts, me, BETA_CUTOFF if best_score >= beta else ALL_MOVES)
         return best_score
 
@@ -632,7 +618,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
             code, moves, i, stage, done = _next_move(
                 moves, i, stage, done, losing, pawns, knights, bishops, rooks, queens, kings, ours,
                 white_to_move, castling, chess960, ep_square, in_check, skip, killers[ply, 0],
-                killers[ply, 1], history, counter_history, follow_up_history)
+                killers[ply, 1], history)
             if code < 0:
                 break
         else:
@@ -663,8 +649,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
                          child_key, gives_check, child_ep, child_halfmove)
         row = _trace_child(counts, me, code, SEARCHED)
         result = _search(after, horizon, -beta, -alpha,
-                         Line(ply + 1, qply + 1, movecode.target(code), path, last, can_null,
-                              movecode.piece_to(code, white_to_move), moved),
+                         Line(ply + 1, qply + 1, movecode.target(code), path, last, can_null),
                          tables,
                          control)
         _trace_value(counts, row, result)
@@ -693,48 +678,45 @@ def _search(position, depth, alpha, beta, line, tables, control):
 NETWORK_WEIGHTS = Tuple((int16[:, ::1], int16[::1], int16[:, ::1], int32[::1]))
 POSITION = NamedTuple((uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean,
                        uint64, boolean, int64, int64), Position)
-_SHARED = (int64[::1], int64[:, ::1], int64[::1], int64[::1], int64[:, ::1], int64[:, ::1],
-           uint64[::1], uint64,
+_SHARED = (int64[::1], int64[:, ::1], int64[::1], int64[::1], int64[:, ::1], uint64[::1], uint64,
            int64, int64[:, ::1], NETWORK_WEIGHTS, int32[:, :, ::1], int64[:, ::1], int64[::1], int64,
            int64[::1], int64, uint64[::1], int64[::1], uint64[::1])
-LINE = NamedTuple((int64, int64, int64, uint64[::1], int64, boolean, int64, int64), Line)
-TABLES = NamedTuple(_SHARED[:13], Tables)
+LINE = NamedTuple((int64, int64, int64, uint64[::1], int64, boolean), Line)
+TABLES = NamedTuple(_SHARED[:12], Tables)
 CONTROL = NamedTuple((int64[::1], int64, int64[::1], int64, int64, uint64[::1], int64[::1],
                       uint64[::1]), Control)
 _search = compile_kernel(_search, int64(POSITION, int64, int64, int64, LINE, TABLES, CONTROL))
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _unmanaged_arrays(path, params, reductions, history_black, history_white, killers,
-                      continuation, table, weights, network, acc, pv, counts, stop, probe_keys,
-                      probe_results, request):
+def _unmanaged_arrays(path, params, reductions, history_black, history_white, killers, table,
+                      weights, network, acc, pv, counts, stop, probe_keys, probe_results, request):
     # The arrays a call from Python passes down the whole tree, without their reference counts
     # (bitboards.unmanaged): the search holds them for the call. Counting references to them at
     # every node took 11 % of a profile's samples (perf, depth 10), 4 % after.
     u = unmanaged
     return (u(path), u(params), u(reductions), u(history_black), u(history_white), u(killers),
-            u(continuation), u(table), u(weights), (u(network[0]), u(network[1]), u(network[2]), u(network[3])),
+            u(table), u(weights), (u(network[0]), u(network[1]), u(network[2]), u(network[3])),
             u(acc), u(pv), u(counts), u(stop), u(probe_keys), u(probe_results), u(request))
 
 
 @njit(cache=True, nogil=True)
 def _search_board(pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, key,
                   in_check, ep_square, halfmove, depth, alpha, beta, ply, qply, last_target, path,
-                  last, root_depth, can_null, moved, moved_before, params, reductions,
-                  history_black, history_white, killers, continuation, table, entries, generation,
-                  weights, network, acc, pv, counts, budget, stop, stop_at, probe_keys,
-                  probe_results, request):
+                  last, root_depth, can_null, params, reductions, history_black, history_white,
+                  killers, table, entries, generation, weights, network, acc, pv, counts, budget, stop,
+                  stop_at, probe_keys, probe_results, request):
     # The Python search's way in. A record built in Python and unboxed by numba on every call
     # cost 18 % of the bench's time; one built here costs nothing measurable.
-    (path, params, reductions, history_black, history_white, killers, continuation, table, weights,
-     network, acc, pv, counts, stop, probe_keys, probe_results, request) = _unmanaged_arrays(
-        path, params, reductions, history_black, history_white, killers, continuation, table,
-        weights, network, acc, pv, counts, stop, probe_keys, probe_results, request)
+    (path, params, reductions, history_black, history_white, killers, table, weights, network, acc, pv,
+     counts, stop, probe_keys, probe_results, request) = _unmanaged_arrays(
+        path, params, reductions, history_black, history_white, killers, table, weights, network,
+        acc, pv, counts, stop, probe_keys, probe_results, request)
     return _search(Position(pawns, knights, bishops, rooks, queens, kings, white, castling,
                             white_to_move, key, in_check, ep_square, halfmove), depth, alpha,
-                   beta, Line(ply, qply, last_target, path, last, can_null, moved, moved_before),
-                   Tables(params, reductions, history_black, history_white, killers, continuation,
-                          table, entries, generation, weights, network, acc, pv),
+                   beta, Line(ply, qply, last_target, path, last, can_null),
+                   Tables(params, reductions, history_black, history_white, killers, table,
+                          entries, generation, weights, network, acc, pv),
                    Control(counts, budget, stop, stop_at, root_depth, probe_keys, probe_results,
                            request))
 
@@ -742,12 +724,12 @@ def _search_board(pawns, knights, bishops, rooks, queens, kings, white, castling
 search = compile_kernel(_search_board, int64(uint64, uint64, uint64, uint64, uint64, uint64, uint64,
                                              uint64, boolean, uint64, boolean, int64, int64, int64,
                                              int64, int64, int64, int64, int64, uint64[::1], int64,
-                                             int64, boolean, int64, int64, *_SHARED))
+                                             int64, boolean, *_SHARED))
 """``search(pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, key,
 in_check, ep_square, halfmove, depth, alpha, beta, ply, qply, last_target, path, last,
-root_depth, can_null, moved, moved_before, params, reductions, history_black, history_white,
-killers, continuation, table, entries, generation, weights, network, acc, pv, counts, budget, stop,
-stop_at, probe_keys, probe_results, request)``: the score of a node of the search, the whole node with its tree (at ``depth``
+root_depth, can_null, params, reductions, history_black, history_white, killers, table, entries,
+generation, weights, network, acc, pv, counts, budget, stop, stop_at, probe_keys, probe_results,
+request)``: the score of a node of the search, the whole node with its tree (at ``depth``
 <= 0, unless a check extends it, a quiescence node; ``qply`` plies past the horizon, recaptures on
 ``last_target`` only from RECAPTURES_AFTER on); the first thirteen make the node's `Position`.
 OUT_OF_NODES when ``budget`` nodes are reached or ``stop[0] >= stop_at``; NEED_PROBE when the tree
@@ -756,9 +738,7 @@ reaches a position to probe in the tablebases that is not in ``probe_keys``/``pr
 plus one), and the caller probes it and calls again (the table, history and killers keep what the
 call found: every entry stored is the result of a finished subtree). ``path[:last + 1]``: the keys
 of the positions since the last irreversible move (or null move), this one last, for repetitions;
-``halfmove``: the fifty-move counter; ``moved``, ``moved_before``: the node's last two moves as
-continuation indices (`movecode.piece_to`, NO_PIECE_TO for none), whose rows of ``continuation``
-(`movepick.OrderingTables`) order its quiet moves beside the history. ``root_depth``: the iteration's, which bounds the check
+``halfmove``: the fifty-move counter. ``root_depth``: the iteration's, which bounds the check
 extension (`depth_rules.extends_check`). ``params``: engine/params.py's slots; ``reductions``: the
 late-move reductions by depth and move number. ``weights``: the classical evaluation's; where
 params[P.NETWORK] is set, the network's weights ``network`` (NETWORK_WEIGHTS) evaluate instead,

@@ -26,7 +26,6 @@ from engine.depth_rules import late_move_reductions
 from engine.endgame import with_endgame_knowledge
 from engine.evaluate import evaluate
 from engine.makemove import push
-from engine.movecode import NO_PIECE_TO
 from engine.movepick import OrderingTables, code_move, ordered_moves
 from engine.network import NetworkEvaluation
 from engine.params import MAX_DEPTH
@@ -98,18 +97,6 @@ class RootMove:
 
 def is_mate_score(score: int) -> bool:
     return abs(score) >= MATE_BOUND
-
-
-def _moved(board: chess.Board) -> int:
-    """The continuation index (`movecode.piece_to`) of the last move played on ``board``, as the
-    kernel gives it to a child: the man that moved (a pawn for a promotion, the king for castling)
-    and the move's target square; NO_PIECE_TO if no move was played."""
-    if not board.move_stack:
-        return NO_PIECE_TO
-    move = board.pop()
-    kind = board.piece_type_at(move.from_square)
-    board.push(move)
-    return ((0 if board.turn == chess.BLACK else 6) + kind - 1) << 6 | move.to_square
 
 
 class Search:
@@ -387,7 +374,6 @@ class Search:
                        u(board.occupied_co[chess.WHITE]), w1, b1)
         counts = self.kernel_counts
         tables = self.tables
-        moved = _moved(board) if ply else NO_PIECE_TO
         history_black, history_white = tables.history
         tt = self.tt
         asked = 0
@@ -400,9 +386,8 @@ class Search:
                         board.turn, self.keys[-1], self.checks[-1], ep_square,
                         board.halfmove_clock)
             score = _SEARCH(*position, depth, alpha, beta, ply, qply, last_target, path, last,
-                            self.root_depth, True, moved, NO_PIECE_TO, self.kernel_params,
-                            self.reductions, history_black, history_white, tables.killers,
-                            tables.continuation, tt.table, tt.entries,
+                            self.root_depth, True, self.kernel_params, self.reductions,
+                            history_black, history_white, tables.killers, tt.table, tt.entries,
                             tt.generation, classical.WEIGHTS, self.kernel_network,
                             self.kernel_accumulators, self.kernel_pv, counts, budget,
                             self.stop_event.word, self.stop_event.at, self.probe_keys,
