@@ -18,7 +18,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import chess
-import numpy as np
 
 from engine import params
 from engine.perft import perft
@@ -66,7 +65,7 @@ PRUNING = tuple(parameter.name for parameter in params.PARAMETERS
 
 
 def _no_reductions(search: Search) -> None:
-    search.reductions = np.zeros_like(search.reductions)
+    search.reductions[:] = 0  # (the search's own copy, which its kernel tables hold)
 
 
 def _attribute(name: str, value: object) -> Callable[[Search], None]:
