@@ -11,13 +11,11 @@ import argparse
 import os
 import statistics
 import subprocess
-import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+from engine.bench import POSITIONS
 
-from engine.bench import POSITIONS  # noqa: E402
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def percentile(values: list[float], share: float) -> float:

@@ -1,4 +1,4 @@
-"""Tests for scripts/match.py: clock, schedule, statistics, PGN and whole matches."""
+"""Tests for scripts/matches/match.py: clock, schedule, statistics, PGN and whole matches."""
 import io
 import math
 import random
@@ -14,8 +14,8 @@ import chess
 import chess.pgn
 import pytest
 
-import match
-import match_stats
+from scripts.matches import match
+from scripts.matches import stats as match_stats
 from paths import STOCKFISH, needs_stockfish
 
 # A scripted UCI engine whose misbehaviour is chosen by its argument.
