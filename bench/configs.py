@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Speed in the configurations users run: nodes/s with SyzygyPath set, with UCI_Chess960 on and
 with Use NNUE on, each against the plain engine, in one run.
 

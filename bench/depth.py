@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Nodes and time to each depth: how fast the search's tree grows, in one table from one run.
 
 Each position is searched from an empty table and fresh ordering tables to ``--depth``; every

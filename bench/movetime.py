@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """How exactly `go movetime N` is kept: the time from sending `go` to reading `bestmove`.
 
 Speaks UCI to the engine over a pipe (no client library in between), cycles through the bench

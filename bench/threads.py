@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """What more search processes buy: wall-clock time to depth and `stop` latency, by Threads.
 
 For each Threads value it starts the engine once, then on the bench positions:

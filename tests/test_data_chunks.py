@@ -1,5 +1,6 @@
 """The training data at scale: the chunk format (scripts/training/data/chunks.py), the generator
-(scripts/training/data/generate.py: resume without duplicates) and the streaming trainer (scripts/training/train.py)."""
+(scripts/training/data/generate.py: resume without duplicates) and the streaming trainer
+(scripts/training/train.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""King buckets (engine/network.py, scripts/training/train.py): a first layer per bucket of a side's own
-king, kept up to date as kings cross buckets, trained factorised and folded for the engine."""
+"""King buckets (engine/network.py, scripts/training/train.py): a first layer per bucket of a
+side's own king, kept up to date as kings cross buckets, trained factorised and folded for the
+engine."""
 
 from __future__ import annotations
 

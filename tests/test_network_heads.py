@@ -1,6 +1,6 @@
-"""Output heads by material (engine/network.py `output_head`, scripts/training/train.py --output-buckets):
-a weight file of N output layers, one chosen by the number of men on the board, in the kernel,
-the float reference, the incremental path and the trainer."""
+"""Output heads by material (engine/network.py `output_head`, scripts/training/train.py
+--output-buckets): a weight file of N output layers, one chosen by the number of men on the
+board, in the kernel, the float reference, the incremental path and the trainer."""
 
 from __future__ import annotations
 

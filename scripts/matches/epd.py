@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Runs a UCI engine over an EPD test suite and reports how many it solves.
 
 Plain suites (Bratko-Kopec, ECM) are scored by their ``bm`` / ``am``

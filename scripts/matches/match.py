@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Plays matches between two UCI engines and reports the score, Elo and SPRT.
 
 The runner keeps a real clock for each side (the wall time of every move is

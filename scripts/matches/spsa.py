@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Tunes the search's parameters by games: SPSA, as fishtest does it.
 
     .venv/bin/python -m scripts.matches.spsa --tc 1.2+0.012 --iterations 2000 --state out/spsa.json

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """The statistics of a match: score, logistic Elo with error bars, likelihood of superiority, and
 the sequential probability ratio test (SPRT) that stops a match once it is decided.
 

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Held-out loss against training positions: does more data still pay?
 
     .venv/bin/python -m scripts.studies.data_scaling                         # 0.5M, 1M, 2M, 4M, all

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Fits the win/draw/loss model of engine/wdl.py to games written by scripts/matches/match.py.
 
 Every move of those PGNs carries the mover's score as a comment (`+0.35/12 0.123s`). Each such

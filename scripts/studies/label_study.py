@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """How good are the generator's labels? Node-limited teacher scores against a deep search.
 
     .venv/bin/python -m scripts.studies.label_study [--positions 2000] [--depth 14] [--nodes 250 500 1000 2000 4000] [--max-men 12]

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """What each technique of the search is worth in games: the full search with one technique
 switched off (through BRUDNO_PARAMS, by the parameters' off values) against the full search.
 

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Trains the neural-network evaluation (engine/network.py) on labelled positions: the command line.
 
     .venv/bin/python -m scripts.training.train                 # every chunk of the data folder

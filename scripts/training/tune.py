@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Texel tuning: fits every weight of the classical evaluation to labelled positions.
 
     .venv/bin/python -m scripts.training.tune data/sf4k.txt --out engine/weights/classical.npz

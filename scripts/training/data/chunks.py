@@ -1,7 +1,7 @@
 """The binary chunk format of the training data: the one reader and writer of it.
 
-scripts/training/data/generate.py writes chunks, scripts/training/train.py streams them, the tests check the round trip.
-A chunk is one file holding whole games' positions (so that validation can hold out whole chunks):
+scripts/training/data/generate.py writes chunks, scripts/training/train.py streams them, the tests
+check the round trip. A chunk is one file holding whole games' positions (so that validation can hold out whole chunks):
 
     b"BRDNCHNK"                 8 bytes, the magic
     uint32 little-endian        version (1 or 2)

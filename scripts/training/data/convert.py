@@ -1,7 +1,7 @@
-#!/usr/bin/env python3
-"""Converts version-1 chunks (40-byte records) into version 2 (game chains, scripts/training/data/chunks.py).
+"""Converts version-1 chunks (40-byte records) into version 2 (game chains,
+scripts/training/data/chunks.py).
 
-    .venv/bin/python -m scripts.training.data.convert OUT                 # the data folder's chunks into OUT
+    .venv/bin/python -m scripts.training.data.convert OUT      # the data folder's chunks into OUT
     .venv/bin/python -m scripts.training.data.convert OUT FOLDER_OR_CHUNK ...
 
 A version-1 chunk holds whole games' kept positions in order, without the positions between them

@@ -1,5 +1,5 @@
-#!/usr/bin/env python3
-"""Generates training positions at scale: Stockfish self-play into binary chunks (scripts/training/data/chunks.py).
+"""Generates training positions at scale: Stockfish self-play into binary chunks
+(scripts/training/data/chunks.py).
 
     .venv/bin/python -m scripts.training.data.generate                  # run until stopped, 2 workers
     .venv/bin/python -m scripts.training.data.generate --status         # how many positions there are

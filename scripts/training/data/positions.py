@@ -1,9 +1,9 @@
 """The network's training positions: their encoding as index lists, and reading them from chunks
 (streamed, scripts/training/data/chunks.py) or from text files (read whole, cached).
 
-scripts/training/train.py trains on them; the tests build them. Every position is seen from its side to
-move: ``us`` lists the side to move's active inputs, ``them`` the other perspective's, and the
-teacher's score and the game's result are the side to move's.
+scripts/training/train.py trains on them; the tests build them. Every position is seen from its
+side to move: ``us`` lists the side to move's active inputs, ``them`` the other perspective's, and
+the teacher's score and the game's result are the side to move's.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ class Positions:
     them: np.ndarray  # int16 (n, 32 or 64): ... of the other side's perspective
     score: np.ndarray  # float32 (n,): the teacher's centipawns
     result: np.ndarray  # float32 (n,): 1 won, 0.5 drawn, 0 lost
-    source: np.ndarray  # int32 (n,): which file, in file order (see tune.split)
+    source: np.ndarray  # int32 (n,): which file, in file order (see text.split)
 
     def __len__(self) -> int:
         return len(self.score)

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Builds the data generator's teacher, Stockfish 15.1, for this machine's CPU.
 
     .venv/bin/python -m scripts.training.data.teacher        # into ~/.local/share/brudno/teacher/stockfish
@@ -8,8 +7,8 @@ CPU it runs on (AVX2, AVX-512, VNNI: the ``ARCH`` its Makefile offers) it search
 faster, so the generator makes more positions an hour with the same labels. The build exports
 the network from the installed Stockfish (``export_net``: no download), compiles the ``sf_15.1``
 tag with ``make build ARCH=...``, and keeps the binary only if its ``bench`` visits exactly as
-many nodes as the installed one's (the same search, move for move). scripts/training/data/generate.py uses the
-built teacher when it is there (``default_teacher``).
+many nodes as the installed one's (the same search, move for move). The generator
+(scripts/training/data/generate.py) uses the built teacher when it is there (``default_teacher``).
 """
 from __future__ import annotations
 

@@ -25,7 +25,8 @@ LIMITS = {"w1": np.iinfo(np.int16).max / nn.QA, "b1": np.iinfo(np.int16).max / n
 
 def initialise(hidden: int, seed: int, buckets: int = 1, heads: int = 1) -> nn.Parameters:
     """Kaiming-like random weights (for the 768 inputs, then the 2H activations), zero biases;
-    with king buckets, the factorised first layer's bucket rows start at zero (see training_data.index_lists).
+    with king buckets, the factorised first layer's bucket rows start at zero (see
+    scripts/training/data/positions.py index_lists).
     Every output head starts as the same layer, so that a network of several heads starts as the
     one-head network of the same seed and each head moves away from it on its own positions."""
     rng = np.random.default_rng(seed)
