@@ -123,7 +123,7 @@ class Search:
         self.helpers = None  # an smp.HelperPool
         self.thread_index = 0
         self.shared_nodes = None  # a helper's int64 array; its node count goes to [thread_index]
-        # Switches of whole techniques, on in play; scripts/alphabeta_table.py --techniques turns
+        # Switches of whole techniques, on in play; scripts/studies/alphabeta_table.py --techniques turns
         # them off to measure what each saves (the kernel's own are params slots).
         self.iterative_deepening = True  # False: only the last depth is searched
         # The values of engine/params.py's parameters this search uses (a tuner sets others).

@@ -6,7 +6,7 @@ one. Every row is Brudno's own search (engine/search.py and the kernel of engine
 techniques switched off through the kernel's params slots (engine/params.py) and the Search's
 switches, never a second search. `compare_techniques` measures the rows of a position: nodes,
 evaluations, seconds, effective branching factor, value, best move, and Knuth and Moore's minimal
-tree for comparison. `scripts/alphabeta_table.py --techniques` prints them; the page's pruning
+tree for comparison. `scripts/studies/alphabeta_table.py --techniques` prints them; the page's pruning
 tab shows them for the position on the board (engine/web/server.py, /api/techniques).
 """
 
