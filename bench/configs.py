@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Speed in the configurations users run: nodes/s with SyzygyPath set, with UCI_Chess960 on and
 with Use NNUE on, each against the plain engine, in one run.
 
@@ -9,7 +8,7 @@ node of these positions can reach; as Chess960 boards (the same standard positio
 network evaluation. Each line gives the nodes, the time and nodes/s summed over the positions, and
 the ratio of nodes/s to the plain engine's.
 
-    .venv/bin/python bench/configs.py --depth 8
+    .venv/bin/python -m bench.configs --depth 8
 """
 from __future__ import annotations
 
@@ -19,17 +18,16 @@ import time
 from pathlib import Path
 from typing import Sequence
 
+import chess
+
+from bench.depth import MIDDLEGAMES
+from engine.bench import bench_board
+from engine.search import Search
+from engine.tablebase import Tablebases
+from engine.timeman import Limits
+from engine.tt import TranspositionTable
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-import chess  # noqa: E402
-
-from bench.depth import MIDDLEGAMES  # noqa: E402
-from engine.bench import bench_board  # noqa: E402
-from engine.search import Search  # noqa: E402
-from engine.tablebase import Tablebases  # noqa: E402
-from engine.timeman import Limits  # noqa: E402
-from engine.tt import TranspositionTable  # noqa: E402
 
 SYZYGY = [ROOT.parent / "shared" / "data" / "syzygy", ROOT / "tests" / "data" / "syzygy"]
 CONFIGS = ("plain", "SyzygyPath", "UCI_Chess960", "Use NNUE")

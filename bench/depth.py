@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Nodes and time to each depth: how fast the search's tree grows, in one table from one run.
 
 Each position is searched from an empty table and fresh ordering tables to ``--depth``; every
@@ -9,7 +8,7 @@ effective branching factor (nodes to this depth over nodes to the one before).
 Positions: twelve middlegames of Stockfish's bench (engine/bench.py, entries 2-13), or an EPD/FEN
 file with ``--positions``.
 
-    .venv/bin/python bench/depth.py --depth 9
+    .venv/bin/python -m bench.depth --depth 9
 """
 from __future__ import annotations
 
@@ -20,16 +19,13 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+import chess
 
-import chess  # noqa: E402
-
-from engine.bench import POSITIONS, bench_board  # noqa: E402
-from engine.results import Info  # noqa: E402
-from engine.search import Search  # noqa: E402
-from engine.timeman import Limits  # noqa: E402
-from engine.tt import TranspositionTable  # noqa: E402
+from engine.bench import POSITIONS, bench_board
+from engine.results import Info
+from engine.search import Search
+from engine.timeman import Limits
+from engine.tt import TranspositionTable
 
 MIDDLEGAMES = POSITIONS[1:13]
 

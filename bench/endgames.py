@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Does the engine mate a bare king? Won endings played out against a defending engine.
 
 Draws random positions of each ending (the strong side, White, to move; no piece next to the

@@ -1,6 +1,6 @@
 """Benchmark of the static evaluation: numba kernel against the same code interpreted.
 
-Run as `python bench/eval_speed.py`. For each position it prints the
+Run as `python -m bench.eval_speed`. For each position it prints the
 microseconds per `evaluate()` call (bitboard extraction included), the cost
 of the same kernel run as plain Python (every njit function swapped for its
 `.py_func`, so the identical code is interpreted) and their ratio, plus the
@@ -9,19 +9,15 @@ cost of a bare `board.push(m); board.pop()` for scale.
 
 from __future__ import annotations
 
-import sys
 import time
 from contextlib import contextmanager
-from pathlib import Path
 
 import chess
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from engine import bitboards  # noqa: E402
-from engine import evaluate as ev  # noqa: E402
-from engine.perft import KIWIPETE  # noqa: E402
+from engine import bitboards
+from engine import evaluate as ev
+from engine.perft import KIWIPETE
 
 POSITIONS = [
     ("startpos", chess.STARTING_FEN),

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """How exactly `go movetime N` is kept: the time from sending `go` to reading `bestmove`.
 
 Speaks UCI to the engine over a pipe (no client library in between), cycles through the bench
@@ -11,13 +10,11 @@ import argparse
 import os
 import statistics
 import subprocess
-import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+from engine.bench import POSITIONS
 
-from engine.bench import POSITIONS  # noqa: E402
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def percentile(values: list[float], share: float) -> float:

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Compares search speed: raw python-chess move generation, Brudno and Sunfish.
 
 On Stockfish's bench positions it measures, in one process:

@@ -1,7 +1,7 @@
 """How long the numba kernels take to compile into an empty cache, module by module, and to load
 from it (docs/startup.md).
 
-    .venv/bin/python bench/startup.py
+    .venv/bin/python -m bench.startup
 
 Each measurement is a fresh process importing the engine's modules in dependency order with
 NUMBA_CACHE_DIR set to a new empty folder (the compile), then again with the same folder (the load).

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """What more search processes buy: wall-clock time to depth and `stop` latency, by Threads.
 
 For each Threads value it starts the engine once, then on the bench positions:
@@ -11,7 +10,7 @@ Positions are taken in the same order for every Threads value, and the values al
 position (1, 2, 1, 2, ...), so that a change in the machine's load hits both alike. Run it on an
 otherwise idle machine: a speed-up needs a free core per process.
 
-    .venv/bin/python bench/threads.py --threads 1 2 --depth 9 --positions 12
+    .venv/bin/python -m bench.threads --threads 1 2 --depth 9 --positions 12
 """
 from __future__ import annotations
 
@@ -21,12 +20,10 @@ import statistics
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench.movetime import Pipe, percentile
+from engine.bench import POSITIONS
 
-from engine.bench import POSITIONS  # noqa: E402
-from movetime import Pipe, percentile  # noqa: E402
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def start(command: list[str], threads: int, hash_mb: int) -> Pipe:

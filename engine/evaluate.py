@@ -11,7 +11,7 @@ endgame scores are sums of count x weight, blended by the game phase. The weight
 array of shape (N_FEATURES, 2), a kernel argument loaded from `engine/weights/classical.npz`, so a
 tuner can change them without recompiling; `feature_coefficients(board)` returns how much each
 feature counts in a position (White's count minus Black's), the vector a tuner fits against
-(scripts/tune.py). The blocks of the feature vector are listed in FEATURE_BLOCKS.
+(scripts/training/tune.py). The blocks of the feature vector are listed in FEATURE_BLOCKS.
 
 Every term is computed for White and for Black by the same code: Black's bitboards are flipped
 vertically first, so Black is evaluated "as if it were White". Together with integer arithmetic

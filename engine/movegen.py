@@ -20,7 +20,7 @@ from engine.bitboards import (BACK_RANK, BETWEEN, BISHOP_DIRS, KING_ATTACKS, KNI
                               SEVENTH_RANK, SQUARE_BB, U0, U1, attacked_by, compile_kernel, lsb,
                               msb, pinned_pieces, slider_attacks)
 
-_LAST_RANKS = np.uint64(0xFF000000000000FF)
+PROMOTION_RANKS = np.uint64(chess.BB_RANK_1 | chess.BB_RANK_8)  # where a pawn promotes
 _CORNERS = np.uint64(chess.BB_CORNERS)
 _FIFTH_RANK = np.array([0x00000000FF000000, 0x000000FF00000000], dtype=np.uint64)  # by colour: Black, White
 _PROMOTIONS = (5, 4, 3, 2)  # queen, rook, bishop, knight: python-chess's order
@@ -54,6 +54,9 @@ def _kind(bit, pawns, knights, bishops, rooks, queens):
     if bit & queens:
         return 5
     return 6
+
+
+piece_kind = _kind  # its public name, for code outside the engine that reads moves off bitboards
 
 
 @njit(cache=True, nogil=True)
@@ -142,7 +145,7 @@ def _evasion_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, wh
                                  queens, kings, ours, white):
                         continue
                     victim = _kind(SQUARE_BB[target], pawns, knights, bishops, rooks, queens)
-                    if SQUARE_BB[target] & _LAST_RANKS:
+                    if SQUARE_BB[target] & PROMOTION_RANKS:
                         for promotion in _PROMOTIONS:
                             out[n] = movecode.make(origin, target, victim, 1, promotion)
                             n += 1
@@ -161,7 +164,7 @@ def _evasion_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, wh
             step = -8
         if quiet:
             for distance in (step, 2 * step):
-                pushes = single & ~_LAST_RANKS if distance == step else double
+                pushes = single & ~PROMOTION_RANKS if distance == step else double
                 while pushes:
                     target = msb(pushes)
                     pushes ^= SQUARE_BB[target]
@@ -171,7 +174,7 @@ def _evasion_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, wh
                         out[n] = movecode.butterfly_index(origin, target)
                         n += 1
             return out[:n]
-        promoting = single & _LAST_RANKS
+        promoting = single & PROMOTION_RANKS
     else:
         promoting = U0
         if quiet:
@@ -229,7 +232,6 @@ evasion_kernel = compile_kernel(_evasion_kernel_impl, _EVASION_SIGNATURE)
 
 # ---------------------------------------------------------------------- the capture kernel
 
-PROMOTION_RANKS = np.uint64(chess.BB_RANK_1 | chess.BB_RANK_8)
 RANK_2 = np.uint64(chess.BB_RANK_2)
 RANK_7 = np.uint64(chess.BB_RANK_7)
 _CAPTURE_SIGNATURE = int64[::1](uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64,

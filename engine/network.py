@@ -4,7 +4,7 @@ first layer kept up to date move by move (`refresh`, `update`, `output`) for the
 `network_evaluate(board, network)` scores a position in centipawns from the side to move's point
 of view with one call into a numba kernel; `evaluator(path)` gives the same as a drop-in for
 engine.evaluate.evaluate. `default_network()` is the network of `engine/weights/network.npz`
-(trained by scripts/train.py), loaded on first use.
+(trained by scripts/training/train.py), loaded on first use.
 
 Architecture. The 768 inputs are the pieces seen from a *perspective*: for side S, S's pieces are
 colour 0 and the opponent's colour 1, and the board is flipped vertically when S is Black, so that
@@ -238,7 +238,7 @@ def default_network() -> Network:
     """The network of NETWORK_FILE, loaded once."""
     if not NETWORK_FILE.exists():
         raise FileNotFoundError(f"no network weights at {NETWORK_FILE}: train them with "
-                                "scripts/train.py")
+                                "python -m scripts.training.train")
     return load_network(NETWORK_FILE)
 
 
@@ -422,10 +422,19 @@ def features(board: chess.BaseBoard, perspective: chess.Color, buckets: int = 1)
         offset = int(KING_BUCKET[king if perspective == chess.WHITE else king ^ 56]) * N_INPUTS
     for piece_type in chess.PIECE_TYPES:
         for colour in chess.COLORS:
-            base = offset + (0 if colour == perspective else 384) + (piece_type - 1) * 64
             for sq in chess.SquareSet(board.pieces_mask(piece_type, colour)):
-                active.append(base + (sq if perspective == chess.WHITE else sq ^ 56))
+                active.append(offset + int(feature_index(piece_type - 1, sq, colour,
+                                                         perspective == chess.WHITE)))
     return np.array(sorted(active), dtype=np.int64)
+
+
+def feature_index(kind: np.ndarray | int, square: np.ndarray | int, white_piece: np.ndarray | bool,
+                  white_view: np.ndarray | bool) -> np.ndarray:
+    """``_feature``'s input of a man (``kind`` 0 pawn .. 5 king, White's or not) on ``square``
+    seen from White's side or Black's, for numbers or numpy arrays alike (the trainer encodes
+    whole batches): a perspective's own men first, Black's board flipped vertically."""
+    return (np.where(np.equal(white_piece, white_view), 0, 384) + np.asarray(kind) * 64
+            + np.where(white_view, square, np.bitwise_xor(square, 56)))
 
 
 def screlu(x: np.ndarray) -> np.ndarray:

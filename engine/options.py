@@ -78,7 +78,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("Use NNUE", "check", True,
            help="evaluate with the network in EvalFile; off: the classical evaluation"),
     Option("EvalFile", "string", "",
-           help="the network's weight file (.npz from scripts/train.py); empty: the one shipped"),
+           help="the network's weight file (.npz from scripts/training/train.py); empty: the one shipped"),
     Option("UCI_Chess960", "check", False,
            help="Chess960: castling as king-takes-rook, X-FEN and Shredder-FEN castling rights"),
     Option("UCI_ShowWDL", "check", False,

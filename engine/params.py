@@ -82,7 +82,7 @@ PARAMETERS = (
     Parameter("MOVES_TO_GO", 20, 20, 10, 40, 2),
     Parameter("SOFT_SHARE", 70, 70, 40, 150, 5),
     Parameter("SETTLED_SCALE", 60, 60, 30, 100, 5),
-    # Whole techniques, on in play, off for the techniques table (scripts/alphabeta_table.py).
+    # Whole techniques, on in play, off for the techniques table (scripts/studies/alphabeta_table.py).
     Parameter("TABLE_READS", 1, 0),  # 0: no node reads the table (scores or moves)
     Parameter("KILLERS_AND_HISTORY", 1, 0),  # 0: quiet cut-offs are not recorded
     Parameter("QUIESCENCE_PLIES", NEVER, 0),  # 0: the static evaluation at the horizon
@@ -111,7 +111,7 @@ def default(name: str) -> int | tuple[int, ...]:
     return next(p.value for p in PARAMETERS if p.name == name)
 
 
-OVERRIDES = "BRUDNO_PARAMS"  # the environment variable a tuner sets (scripts/spsa.py)
+OVERRIDES = "BRUDNO_PARAMS"  # the environment variable a tuner sets (scripts/matches/spsa.py)
 
 
 def with_overrides(text: str, kernel_params: np.ndarray = KERNEL_PARAMS) -> np.ndarray:

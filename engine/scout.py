@@ -23,12 +23,12 @@ from collections import namedtuple
 import chess
 import numpy as np
 from numba import boolean, int16, int32, int64, njit, uint64
-from numba.types import NamedTuple, Tuple
+from numba.types import NamedTuple, StarArgTuple, Tuple
 
 from engine import movecode
 from engine import network as nn
 from engine.bitboards import (PIECE_VALUES, SEVENTH_RANK, SQUARE_BB, U0, U1, compile_kernel, lsb,
-                              popcount, unmanaged)
+                              popcount, unmanaged_record)
 from engine.bitmove import child, is_quiet_code
 from engine.depth_rules import (extends_check, internal_iterative_reduction, late_move_reduction,
                                 null_move_reduction)
@@ -93,27 +93,54 @@ SEARCHED, SCOUTED, REDUCED, AGAIN_AT_FULL_DEPTH, AGAIN_WITH_WINDOW, NULL_MOVE, R
 
 
 
+# The kernel's inputs, declared once: each record's fields with their numba types. The records
+# below, their numba types, the entry's signature (`search`) and the order in which the Python
+# search passes them follow from these lists.
+
 # A node's position, as the kernel passes it down the tree: python-chess's bitboards, White's men
 # and castling rights, the side to move, the Zobrist key, whether it is check, the en passant
 # square (-1 if no en passant capture is legal) and the fifty-move counter.
-Position = namedtuple("Position", ("pawns knights bishops rooks queens kings white castling "
-                                   "white_to_move key in_check ep_square halfmove"))
-
-
+POSITION_INPUTS = (("pawns", uint64), ("knights", uint64), ("bishops", uint64),
+                   ("rooks", uint64), ("queens", uint64), ("kings", uint64), ("white", uint64),
+                   ("castling", uint64), ("white_to_move", boolean), ("key", uint64),
+                   ("in_check", boolean), ("ep_square", int64), ("halfmove", int64))
+# The node's depth and window.
+WINDOW_INPUTS = (("depth", int64), ("alpha", int64), ("beta", int64))
 # A node's place on its line from the root: its ply, its plies past the horizon (quiescence), the
 # square the last move went to (recaptures), the keys since the last irreversible move
 # (``path[:last + 1]``, this node's last, for repetitions) and whether a null move may be tried.
-Line = namedtuple("Line", "ply qply last_target path last can_null")
-# The per-search tables the whole tree reads and writes: the search's parameters and reductions,
-# the move ordering's history and killers, the transposition table, the evaluation's weights and
-# the network's first layers by ply, the principal variation by ply.
-Tables = namedtuple("Tables", "params reductions history_black history_white killers table entries "
-                              "generation weights network acc pv")
+LINE_INPUTS = (("ply", int64), ("qply", int64), ("last_target", int64), ("path", uint64[::1]),
+               ("last", int64), ("can_null", boolean))
+# The per-search tables the whole tree reads and writes: the search's parameters (engine/params.py's
+# slots) and late-move reductions (by depth and move number), the move ordering's history and
+# killers, the transposition table, the classical evaluation's weights, the network's weights
+# (w1 (768, H), b1 (H), w2 (heads, 2H), b2 (heads): they evaluate where params[P.NETWORK] is set)
+# and its first layers by ply (int32, (MAX_PLY + 1, 2, H): the caller fills ``acc[ply]``, the
+# kernel updates the plies below move by move), the principal variation by ply (``pv[ply]``: its
+# length, then its move codes).
+NETWORK_WEIGHTS = Tuple((int16[:, ::1], int16[::1], int16[:, ::1], int32[::1]))
+TABLES_INPUTS = (("params", int64[::1]), ("reductions", int64[:, ::1]),
+                 ("history_black", int64[::1]), ("history_white", int64[::1]),
+                 ("killers", int64[:, ::1]), ("table", uint64[::1]), ("entries", uint64),
+                 ("generation", int64), ("weights", int64[:, ::1]), ("network", NETWORK_WEIGHTS),
+                 ("acc", int32[:, :, ::1]), ("pv", int64[:, ::1]))
 # What ends a call and what it reports: its counters, its node budget, the stop word and the value
 # at which it stops, the iteration's depth (which bounds the check extension) and the tablebase
 # results it reads and asks for (``counts`` also holds the trace of its tree, if asked: T_PARENT).
-Control = namedtuple("Control", "counts budget stop stop_at root_depth probe_keys probe_results "
-                                "request")
+CONTROL_INPUTS = (("counts", int64[::1]), ("budget", int64), ("stop", int64[::1]),
+                  ("stop_at", int64), ("root_depth", int64), ("probe_keys", uint64[::1]),
+                  ("probe_results", int64[::1]), ("request", uint64[::1]))
+INPUTS = POSITION_INPUTS + WINDOW_INPUTS + LINE_INPUTS + TABLES_INPUTS + CONTROL_INPUTS
+
+
+def _names(inputs: tuple) -> list[str]:
+    return [name for name, _ in inputs]
+
+
+Position = namedtuple("Position", _names(POSITION_INPUTS))
+Line = namedtuple("Line", _names(LINE_INPUTS))
+Tables = namedtuple("Tables", _names(TABLES_INPUTS))
+Control = namedtuple("Control", _names(CONTROL_INPUTS))
 
 
 # The table's own score conversions (engine/tt.py), compiled for the kernel.
@@ -674,78 +701,48 @@ def _search(position, depth, alpha, beta, line, tables, control):
     return best_score
 
 
-# The network's w1 (768, H), b1 (H), w2 (heads, 2H) and b2 (heads).
-NETWORK_WEIGHTS = Tuple((int16[:, ::1], int16[::1], int16[:, ::1], int32[::1]))
-POSITION = NamedTuple((uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean,
-                       uint64, boolean, int64, int64), Position)
-_SHARED = (int64[::1], int64[:, ::1], int64[::1], int64[::1], int64[:, ::1], uint64[::1], uint64,
-           int64, int64[:, ::1], NETWORK_WEIGHTS, int32[:, :, ::1], int64[:, ::1], int64[::1], int64,
-           int64[::1], int64, uint64[::1], int64[::1], uint64[::1])
-LINE = NamedTuple((int64, int64, int64, uint64[::1], int64, boolean), Line)
-TABLES = NamedTuple(_SHARED[:12], Tables)
-CONTROL = NamedTuple((int64[::1], int64, int64[::1], int64, int64, uint64[::1], int64[::1],
-                      uint64[::1]), Control)
-_search = compile_kernel(_search, int64(POSITION, int64, int64, int64, LINE, TABLES, CONTROL))
+def _record_type(inputs: tuple, record: type) -> NamedTuple:
+    return NamedTuple(tuple(numba_type for _, numba_type in inputs), record)
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _unmanaged_arrays(path, params, reductions, history_black, history_white, killers, table,
-                      weights, network, acc, pv, counts, stop, probe_keys, probe_results, request):
-    # The arrays a call from Python passes down the whole tree, without their reference counts
-    # (bitboards.unmanaged): the search holds them for the call. Counting references to them at
-    # every node took 11 % of a profile's samples (perf, depth 10), 4 % after.
-    u = unmanaged
-    return (u(path), u(params), u(reductions), u(history_black), u(history_white), u(killers),
-            u(table), u(weights), (u(network[0]), u(network[1]), u(network[2]), u(network[3])),
-            u(acc), u(pv), u(counts), u(stop), u(probe_keys), u(probe_results), u(request))
+_search = compile_kernel(_search, int64(_record_type(POSITION_INPUTS, Position), int64, int64,
+                                        int64, _record_type(LINE_INPUTS, Line),
+                                        _record_type(TABLES_INPUTS, Tables),
+                                        _record_type(CONTROL_INPUTS, Control)))
+
+# Where each record's inputs begin in the entry's tuple.
+_WINDOW_AT = len(POSITION_INPUTS)
+_LINE_AT = _WINDOW_AT + len(WINDOW_INPUTS)
+_TABLES_AT = _LINE_AT + len(LINE_INPUTS)
+_CONTROL_AT = _TABLES_AT + len(TABLES_INPUTS)
 
 
 @njit(cache=True, nogil=True)
-def _search_board(pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, key,
-                  in_check, ep_square, halfmove, depth, alpha, beta, ply, qply, last_target, path,
-                  last, root_depth, can_null, params, reductions, history_black, history_white,
-                  killers, table, entries, generation, weights, network, acc, pv, counts, budget, stop,
-                  stop_at, probe_keys, probe_results, request):
-    # The Python search's way in. A record built in Python and unboxed by numba on every call
-    # cost 18 % of the bench's time; one built here costs nothing measurable.
-    (path, params, reductions, history_black, history_white, killers, table, weights, network, acc, pv,
-     counts, stop, probe_keys, probe_results, request) = _unmanaged_arrays(
-        path, params, reductions, history_black, history_white, killers, table, weights, network,
-        acc, pv, counts, stop, probe_keys, probe_results, request)
-    return _search(Position(pawns, knights, bishops, rooks, queens, kings, white, castling,
-                            white_to_move, key, in_check, ep_square, halfmove), depth, alpha,
-                   beta, Line(ply, qply, last_target, path, last, can_null),
-                   Tables(params, reductions, history_black, history_white, killers, table,
-                          entries, generation, weights, network, acc, pv),
-                   Control(counts, budget, stop, stop_at, root_depth, probe_keys, probe_results,
-                           request))
+def _search_board(*inputs):
+    # The Python search's way in: every input in one tuple, by INPUTS. A record built in Python
+    # and unboxed by numba on every call cost 18 % of the bench's time; those built here cost
+    # nothing measurable. Their arrays go without their reference counts
+    # (bitboards.unmanaged_record): the search holds them for the call. Counting references to
+    # them at every node took 11 % of a profile's samples (perf, depth 10), 4 % after.
+    depth, alpha, beta = inputs[_WINDOW_AT:_LINE_AT]
+    return _search(Position(*inputs[:_WINDOW_AT]), depth, alpha, beta,
+                   Line(*unmanaged_record(inputs[_LINE_AT:_TABLES_AT])),
+                   Tables(*unmanaged_record(inputs[_TABLES_AT:_CONTROL_AT])),
+                   Control(*unmanaged_record(inputs[_CONTROL_AT:])))
 
 
-search = compile_kernel(_search_board, int64(uint64, uint64, uint64, uint64, uint64, uint64, uint64,
-                                             uint64, boolean, uint64, boolean, int64, int64, int64,
-                                             int64, int64, int64, int64, int64, uint64[::1], int64,
-                                             int64, boolean, *_SHARED))
-"""``search(pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, key,
-in_check, ep_square, halfmove, depth, alpha, beta, ply, qply, last_target, path, last,
-root_depth, can_null, params, reductions, history_black, history_white, killers, table, entries,
-generation, weights, network, acc, pv, counts, budget, stop, stop_at, probe_keys, probe_results,
-request)``: the score of a node of the search, the whole node with its tree (at ``depth``
-<= 0, unless a check extends it, a quiescence node; ``qply`` plies past the horizon, recaptures on
-``last_target`` only from RECAPTURES_AFTER on); the first thirteen make the node's `Position`.
-OUT_OF_NODES when ``budget`` nodes are reached or ``stop[0] >= stop_at``; NEED_PROBE when the tree
-reaches a position to probe in the tablebases that is not in ``probe_keys``/``probe_results``
-(`probe_result_slot`): ``request`` then holds it (by the REQUEST_ indices; the en passant square
-plus one), and the caller probes it and calls again (the table, history and killers keep what the
-call found: every entry stored is the result of a finished subtree). ``path[:last + 1]``: the keys
-of the positions since the last irreversible move (or null move), this one last, for repetitions;
-``halfmove``: the fifty-move counter. ``root_depth``: the iteration's, which bounds the check
-extension (`depth_rules.extends_check`). ``params``: engine/params.py's slots; ``reductions``: the
-late-move reductions by depth and move number. ``weights``: the classical evaluation's; where
-params[P.NETWORK] is set, the network's weights ``network`` (NETWORK_WEIGHTS) evaluate instead,
-from first layers kept by ply in ``acc`` (int32, (MAX_PLY + 1, 2, H)): the caller fills ``acc[ply]``, the kernel updates the
-plies below move by move. ``counts`` gets the nodes, evaluations, cut-offs, tablebase hits and
-deepest ply of the call (the caller zeroes it). ``pv[ply]`` gets a principal-variation node's
-line: its length, then its move codes. A ``counts`` longer than COUNTS gets the trace of the call's
+search = compile_kernel(_search_board, int64(StarArgTuple(tuple(t for _, t in INPUTS))))
+"""``search(position + window + line + tables + control)``: the score of a node of the search,
+the whole node with its tree, from one tuple of every input by INPUTS: a `Position`, the
+window (depth, alpha, beta), a `Line`, `Tables` and a `Control` (see their declarations). At ``depth`` <= 0, unless a check
+extends it, a quiescence node (``qply`` plies past the horizon, recaptures on ``last_target`` only
+from RECAPTURES_AFTER on). OUT_OF_NODES when ``budget`` nodes are reached or
+``stop[0] >= stop_at``; NEED_PROBE when the tree reaches a position to probe in the tablebases that
+is not in ``probe_keys``/``probe_results`` (`probe_result_slot`): ``request`` then holds it (by the
+REQUEST_ indices; the en passant square plus one), and the caller probes it and calls again (the
+table, history and killers keep what the call found: every entry stored is the result of a
+finished subtree). ``counts`` gets the nodes, evaluations, cut-offs, tablebase hits and deepest ply
+of the call (the caller zeroes it); a ``counts`` longer than COUNTS gets the trace of the call's
 tree after the counters (see T_PARENT; the caller takes the row of the called node first)."""
 
 

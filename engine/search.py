@@ -123,7 +123,7 @@ class Search:
         self.helpers = None  # an smp.HelperPool
         self.thread_index = 0
         self.shared_nodes = None  # a helper's int64 array; its node count goes to [thread_index]
-        # Switches of whole techniques, on in play; scripts/alphabeta_table.py --techniques turns
+        # Switches of whole techniques, on in play; scripts/studies/alphabeta_table.py --techniques turns
         # them off to measure what each saves (the kernel's own are params slots).
         self.iterative_deepening = True  # False: only the last depth is searched
         # The values of engine/params.py's parameters this search uses (a tuner sets others).
@@ -215,7 +215,8 @@ class Search:
         self.kernel_pv = np.zeros((MAX_PLY + 2, MAX_PLY + 2), dtype=np.int64)
         self.kernel_counts = np.zeros(scout.COUNTS, dtype=np.int64)
         self.kernel_params = self.parameters.copy()
-        self.reductions = late_move_reductions(self.parameters)
+        # (A copy: engine/techniques.py may zero it for one search.)
+        self.reductions = late_move_reductions(self.parameters).copy()
         # The tablebase results the kernel reads (`_probe_for_kernel` probes them as it asks).
         tablebases = self.tablebases
         self.kernel_params[params.TABLEBASE_MEN] = 0 if tablebases is None else tablebases.limit
@@ -233,6 +234,13 @@ class Search:
                                else (network.w1, network.b1, network.w2, network.b2))
         self.kernel_accumulators = np.zeros((MAX_PLY + 1, 2, self.kernel_network[1].shape[0]),
                                             dtype=np.int32)
+        # The kernel's tables, the same arrays for the whole search (changed in place only).
+        history_black, history_white = self.tables.history
+        self.kernel_tables = scout.Tables(
+            params=self.kernel_params, reductions=self.reductions, history_black=history_black,
+            history_white=history_white, killers=self.tables.killers, table=self.tt.table,
+            entries=self.tt.entries, generation=self.tt.generation, weights=classical.WEIGHTS,
+            network=self.kernel_network, acc=self.kernel_accumulators, pv=self.kernel_pv)
         if isinstance(self.stop_event, StopSignal):
             # The word as the flag and the deadline have it (a past search may have raised it).
             stop = self.stop_event
@@ -373,9 +381,8 @@ class Search:
                        u(board.bishops), u(board.rooks), u(board.queens), u(board.kings),
                        u(board.occupied_co[chess.WHITE]), w1, b1)
         counts = self.kernel_counts
-        tables = self.tables
-        history_black, history_white = tables.history
-        tt = self.tt
+        line = scout.Line(ply=ply, qply=qply, last_target=last_target, path=path, last=last,
+                          can_null=True)
         asked = 0
         while True:
             counts[:scout.COUNTS] = 0  # (a trace after them, engine/trace.py, is kept)
@@ -385,13 +392,11 @@ class Search:
                         board.kings, board.occupied_co[chess.WHITE], board.castling_rights,
                         board.turn, self.keys[-1], self.checks[-1], ep_square,
                         board.halfmove_clock)
-            score = _SEARCH(*position, depth, alpha, beta, ply, qply, last_target, path, last,
-                            self.root_depth, True, self.kernel_params, self.reductions,
-                            history_black, history_white, tables.killers, tt.table, tt.entries,
-                            tt.generation, classical.WEIGHTS, self.kernel_network,
-                            self.kernel_accumulators, self.kernel_pv, counts, budget,
-                            self.stop_event.word, self.stop_event.at, self.probe_keys,
-                            self.probe_results, self.probe_request)
+            control = scout.Control(counts=counts, budget=budget, stop=self.stop_event.word,
+                                    stop_at=self.stop_event.at, root_depth=self.root_depth,
+                                    probe_keys=self.probe_keys, probe_results=self.probe_results,
+                                    request=self.probe_request)
+            score = _SEARCH(position + (depth, alpha, beta) + line + self.kernel_tables + control)
             nodes, evaluations, cutoffs, seldepth, tbhits = counts[:scout.COUNTS].tolist()
             self.nodes += nodes
             self.evaluations += evaluations

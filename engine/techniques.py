@@ -6,7 +6,7 @@ one. Every row is Brudno's own search (engine/search.py and the kernel of engine
 techniques switched off through the kernel's params slots (engine/params.py) and the Search's
 switches, never a second search. `compare_techniques` measures the rows of a position: nodes,
 evaluations, seconds, effective branching factor, value, best move, and Knuth and Moore's minimal
-tree for comparison. `scripts/alphabeta_table.py --techniques` prints them; the page's pruning
+tree for comparison. `scripts/studies/alphabeta_table.py --techniques` prints them; the page's pruning
 tab shows them for the position on the board (engine/web/server.py, /api/techniques).
 """
 
@@ -18,10 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import chess
-import numpy as np
 
 from engine import params
-from engine.params import NEVER
 from engine.perft import perft
 from engine.search import Search
 from engine.timeman import Limits
@@ -44,18 +42,30 @@ def minimal_tree(b: float, depth: int) -> float:
     return b ** math.ceil(depth / 2) + b ** math.floor(depth / 2) - 1
 
 
-def _set(**slots: int) -> Callable[[Search], None]:
-    """Switches off a technique by setting kernel params slots, by their names in engine.params
-    (X__1 is the slot after X: RAZOR, FUTILITY and LATE_MOVES hold one value per depth)."""
+def _switch_off(*names: str) -> Callable[[Search], None]:
+    """Switches off the rules of the parameters ``names`` of engine/params.py: each of their slots
+    set to the parameter's own off value."""
+    chosen = [parameter for parameter in params.PARAMETERS if parameter.name in names]
+    if len(chosen) != len(names):
+        raise ValueError(f"not all of {names} are search parameters")
+
     def switch_off(search: Search) -> None:
-        for name, value in slots.items():
-            base, _, offset = name.partition("__")
-            search.kernel_params[getattr(params, base) + int(offset or 0)] = value
+        for parameter in chosen:
+            slot = params.SLOTS[parameter.name]
+            search.kernel_params[slot:slot + len(parameter.values)] = parameter.off
     return switch_off
 
 
+# The pruning rules, as params.without_pruning switches them off, but for the null move and
+# internal iterative reduction, which have rows of their own: a rule declared there with
+# ``prunes`` joins this row by itself.
+OWN_ROWS = ("NULL_MOVE_DEPTH", "IIR_DEPTH")
+PRUNING = tuple(parameter.name for parameter in params.PARAMETERS
+                if parameter.prunes and parameter.name not in OWN_ROWS)
+
+
 def _no_reductions(search: Search) -> None:
-    search.reductions = np.zeros_like(search.reductions)
+    search.reductions[:] = 0  # (the search's own copy, which its kernel tables hold)
 
 
 def _attribute(name: str, value: object) -> Callable[[Search], None]:
@@ -73,33 +83,29 @@ class Technique:
 # In the textbook's order. Every row keeps the staged move order (hash move, captures by MVV-LVA,
 # losing captures last), check extensions, mate-distance pruning and the draw rules.
 TECHNIQUES = (
-    Technique("table", "transposition table", _set(TABLE_READS=0),
+    Technique("table", "transposition table", _switch_off("TABLE_READS"),
               "off: no node reads the table (results or moves)"),
     Technique("deepening", "iterative deepening", _attribute("iterative_deepening", False),
               "off: only the last depth is searched"),
-    Technique("pvs", "PVS", _set(PVS=0),
+    Technique("pvs", "PVS", _switch_off("PVS"),
               "off: every move with the full window, as a PV node. Brudno's PV nodes take no "
               "table result and prune nothing (the kernel does, in the null-window nodes), so "
               "without PVS the table only orders moves, and null move, late-move reductions, "
               "futility, late-move and SEE pruning and razoring never fire: they cannot be "
               "separated from PVS without restructuring the search"),
-    Technique("aspiration", "aspiration windows", _set(ASPIRATION_DEPTH=NEVER),
+    Technique("aspiration", "aspiration windows", _switch_off("ASPIRATION_DEPTH"),
               "off: every iteration with the full window"),
-    Technique("killers", "killers and history", _set(KILLERS_AND_HISTORY=0),
+    Technique("killers", "killers and history", _switch_off("KILLERS_AND_HISTORY"),
               "off: quiet cut-offs are not recorded; quiet moves keep their generation order"),
-    Technique("quiescence", "quiescence", _set(QUIESCENCE_PLIES=0),
+    Technique("quiescence", "quiescence", _switch_off("QUIESCENCE_PLIES"),
               "off: the static evaluation at the horizon"),
-    Technique("null", "null move", _set(NULL_MOVE_DEPTH=NEVER)),
+    Technique("null", "null move", _switch_off("NULL_MOVE_DEPTH")),
     Technique("lmr", "late-move reductions", _no_reductions,
               "off: a reductions table of zeros"),
-    Technique("pruning", "futility, late-move and SEE pruning, razoring",
-              _set(RAZOR=NEVER, RAZOR__1=NEVER, REVERSE_FUTILITY=NEVER, REVERSE_FUTILITY_DEPTH=0,
-                   FUTILITY=NEVER, FUTILITY__1=NEVER, LATE_MOVES=NEVER, LATE_MOVES__1=NEVER,
-                   LATE_MOVES__2=NEVER, SEE=NEVER, SEE_DEPTH=0, DELTA=NEVER,
-                   RECAPTURES_AFTER=NEVER),
+    Technique("pruning", "futility, late-move and SEE pruning, razoring", _switch_off(*PRUNING),
               "with reverse futility and delta pruning and quiescence's recaptures-only rule: "
               "with null move and IIR, the rules of params.without_pruning"),
-    Technique("iir", "internal iterative reduction", _set(IIR_DEPTH=NEVER)),
+    Technique("iir", "internal iterative reduction", _switch_off("IIR_DEPTH")),
 )
 BASE = "alpha-beta with move ordering"
 FULL = "full search"

@@ -3,7 +3,7 @@
 The model is Stockfish's kind: the chance that the side to move wins is a logistic function of
 the score, 1 / (1 + exp((a - score) / b)), and the chance that it loses is the same function of
 the negated score; a draw is what remains. The midpoint ``a`` and the spread ``b`` depend on the
-material left (a pawn means more in an endgame). The constants are fitted by scripts/fit_wdl.py
+material left (a pawn means more in an endgame). The constants are fitted by scripts/studies/fit_wdl.py
 to Brudno's own games (the scores it printed and how the games ended) and live only here.
 """
 
@@ -15,7 +15,7 @@ import chess
 
 from engine.score import MATE_BOUND
 
-# --- fitted constants (scripts/fit_wdl.py --write replaces this block) ---
+# --- fitted constants (scripts/studies/fit_wdl.py --write replaces this block) ---
 # a(m) = A[0] + A[1] * m and b(m) = B[0] + B[1] * m, m = material / MATERIAL_SCALE (see material()).
 A = (339.3, -273.4)
 B = (204.9, 0.1)

@@ -116,6 +116,7 @@ _KEY_SIGNATURE = Tuple((uint64, boolean))(uint64, uint64, uint64, uint64, uint64
 
 
 _kernel = compile_kernel(_key_kernel, _KEY_SIGNATURE)
+key_kernel = _key_kernel  # its public name, for code outside the engine that keys bitboards
 
 
 def key_and_check(board: chess.Board) -> tuple[int, bool]:

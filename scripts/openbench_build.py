@@ -11,10 +11,11 @@ its dependencies and the Python that runs it), with a virtual environment of the
 and numba's cache of the copy is filled by a warm-up and a bench; then <name> is written: a
 launcher that runs that environment's Python on that copy. A build that exists is reused.
 
-The launcher is a shell script whose second line is also Python: the shell `exec`s the Python on
-the launcher itself, so the process's command line keeps <name> (OpenBench ends engines with
-`pkill -f <name>`). It drops NUMBA_CACHE_DIR, so that the kernels come from the copy's own
-cache (filled here) and not from a cache of the user's where they were never compiled.
+The launcher is a shell script that `exec`s that Python on an entry file at the copy's root (so
+Python finds the copy's engine package) with the launcher's own path as the first argument, so the
+process's command line keeps <name> (OpenBench ends engines with `pkill -f <name>`). It drops
+NUMBA_CACHE_DIR, so that the kernels come from the copy's own cache (filled here) and not from a
+cache of the user's where they were never compiled.
 Standard library only: it runs before any environment exists.
 """
 
@@ -177,21 +178,23 @@ def make_build(root: Path = ROOT) -> tuple[Path, Path]:
     return folder, python
 
 
+ENTRY = "openbench_entry.py"  # at the copy's root, so that Python finds its engine package
+ENTRY_TEXT = ('"""Brudno of this copy, as an OpenBench launcher starts it: the first argument is the'
+              ' launcher\'s own path,\nkept so that the command line names the executable."""\n'
+              "import sys\n\nfrom engine.cli import main\n\nsys.exit(main(sys.argv[2:]))\n")
+
+
 def launcher(folder: Path, python: Path) -> str:
-    """The text of the executable that runs ``python`` on the copy in ``folder``."""
+    """The text of the executable that runs ``python`` on the copy in ``folder`` (its entry,
+    ENTRY, is written there by `main`)."""
     for path in (folder, python):
         if UNSAFE.search(str(path)):
             raise SystemExit(f"openbench_build: cannot launch from {path} (quotes, spaces or $): "
                              "set BRUDNO_HOME to a plain path")
     return (f'#!/bin/sh\n'
-            f'"exec" "{python}" "$0" "$@"\n'
             f'# Brudno built from {folder} (scripts/openbench_build.py, docs/openbench.md).\n'
-            f'import os\n'
-            f'import sys\n'
-            f'os.environ.pop("NUMBA_CACHE_DIR", None)\n'
-            f'sys.path[0] = "{folder}"\n'
-            f'from engine.cli import main\n'
-            f'sys.exit(main(sys.argv[1:]))\n')
+            f'unset NUMBA_CACHE_DIR\n'
+            f'exec "{python}" "{folder}/{ENTRY}" "$0" "$@"\n')
 
 
 def write_executable(name: str, text: str) -> Path:
@@ -209,6 +212,8 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: openbench_build.py <executable name>", file=sys.stderr)
         return 2
     folder, python = make_build()
+    if not (folder / ENTRY).exists():
+        (folder / ENTRY).write_text(ENTRY_TEXT)
     path = write_executable(argv[0], launcher(folder, python))
     log(f"wrote {path}")
     return 0

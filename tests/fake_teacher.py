@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A stand-in UCI teacher for the data generator's tests where Stockfish is not installed.
 
-It speaks as much UCI as scripts/gen_data.py uses (uci, isready, setoption, ucinewgame, position
+It speaks as much UCI as scripts/training/data/generate.py uses (uci, isready, setoption, ucinewgame, position
 fen ... moves ..., go nodes N, quit) and answers every search at once: a legal move chosen by the
 position's key (so a position always gets the same answer, and games can repeat), scored by
 material from the side to move's view; ``bestmove (none)`` when there is no legal move.

@@ -1,4 +1,4 @@
-"""Tests for scripts/alphabeta_table.py on small searches: minimax counts every leaf, all
+"""Tests for scripts/studies/alphabeta_table.py on small searches: minimax counts every leaf, all
 exact searches agree on the value, --json prints only parseable rows, and the --tree page
 draws the same search as its row."""
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import chess
 import pytest
 
-import alphabeta_table as table
+from scripts.studies import alphabeta_table as table
 from engine.perft import KIWIPETE
 from engine.score import MATE
 
@@ -94,7 +94,7 @@ def test_minimal_tree_formula_for_uniform_trees():
 
 def test_json_output_is_only_a_list_of_rows_with_the_required_keys(tmp_path):
     completed = subprocess.run(
-        [sys.executable, "scripts/alphabeta_table.py", "--fen", chess.STARTING_FEN,
+        [sys.executable, "-m", "scripts.studies.alphabeta_table", "--fen", chess.STARTING_FEN,
          "--depth", "2", "--json", "--plot", str(tmp_path / "plot.png")],
         cwd=ROOT, capture_output=True, text=True, check=True)
     rows = json.loads(completed.stdout)
@@ -170,7 +170,7 @@ def with_class(page: TreePage, name: str) -> list[dict]:
 def test_tree_page_counts_equal_the_ordered_alphabeta_rows_evaluations(tmp_path):
     tree = tmp_path / "tree.html"
     completed = subprocess.run(
-        [sys.executable, "scripts/alphabeta_table.py", "--fen", SCHOLARS_MATE, "--depth", "2",
+        [sys.executable, "-m", "scripts.studies.alphabeta_table", "--fen", SCHOLARS_MATE, "--depth", "2",
          "--json", "--no-plot", "--no-brudno", "--tree", str(tree)],
         cwd=ROOT, capture_output=True, text=True, check=True)
     row = next(r for r in json.loads(completed.stdout) if r["algorithm"] == table.ORDERED)
@@ -229,7 +229,7 @@ def test_tree_page_of_plain_alphabeta_counts_its_own_row_and_a_mismatch_is_refus
 
 def test_tree_page_without_a_fen_draws_the_start_position(tmp_path):
     tree = tmp_path / "tree.html"
-    subprocess.run([sys.executable, "scripts/alphabeta_table.py", "--depth", "2", "--json",
+    subprocess.run([sys.executable, "-m", "scripts.studies.alphabeta_table", "--depth", "2", "--json",
                     "--no-plot", "--no-brudno", "--tree", str(tree)],
                    cwd=ROOT, capture_output=True, text=True, check=True)
     text = tree.read_text(encoding="utf-8")
@@ -323,7 +323,7 @@ def test_the_minimal_tree_column_is_knuth_and_moores_formula_with_perfts_branchi
 
 def test_techniques_json_and_plot_come_from_the_command_line(tmp_path):
     completed = subprocess.run(
-        [sys.executable, "scripts/alphabeta_table.py", "--techniques", "--fen",
+        [sys.executable, "-m", "scripts.studies.alphabeta_table", "--techniques", "--fen",
          chess.STARTING_FEN, "--depth", "2", "--evaluation", "classical", "--json",
          "--plot", str(tmp_path / "nodes.png")],
         cwd=ROOT, capture_output=True, text=True, check=True)

@@ -1,9 +1,9 @@
-"""The generator's teacher built for this CPU (scripts/build_teacher.py): which build, and when
+"""The generator's teacher built for this CPU (scripts/training/data/teacher.py): which build, and when
 the generator takes it."""
 
 from __future__ import annotations
 
-import build_teacher
+from scripts.training.data import teacher as build_teacher
 from paths import STOCKFISH, needs_stockfish
 
 ZEN4 = {"sse4_1", "popcnt", "avx2", "bmi2", "avx512f", "avx512bw", "avx512_vnni"}

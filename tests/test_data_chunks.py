@@ -1,5 +1,6 @@
-"""The training data at scale: the chunk format (scripts/chunks.py), the generator
-(scripts/gen_data.py: resume without duplicates) and the streaming trainer (scripts/train.py)."""
+"""The training data at scale: the chunk format (scripts/training/data/chunks.py), the generator
+(scripts/training/data/generate.py: resume without duplicates) and the streaming trainer
+(scripts/training/train.py)."""
 
 from __future__ import annotations
 
@@ -19,17 +20,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import chunks
-import convert_chunks
-import data_scaling
-import gen_data
-import train
-import training_data
-import tune
 from engine import network as nn
 from engine.evaluate import evaluate
 from engine.zobrist import key_and_check, position_key
 from paths import STOCKFISH, needs_stockfish
+from scripts.studies import data_scaling
+from scripts.training import labels, loop, train
+from scripts.training.config import TrainConfig
+from scripts.training.data import chunks, codec, convert, generate
+from scripts.training.data import positions as training_data
+from scripts.training.model import network as model
 from test_evaluate import random_game
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -153,7 +153,7 @@ def python_chess_records(chains: chunks.Chains) -> tuple[np.ndarray, dict[str, i
         length = int(start["length"])
         for i in range(length):
             entry = int(entries[at + i])
-            if entry & chunks.KEPT:
+            if entry & codec.KEPT:
                 packed.append(chunks.pack(board, position_key(board), int(scores[kept]),
                                           int(start["result"])))
                 kept += 1
@@ -191,13 +191,13 @@ OPENINGS = [chess.STARTING_FEN, "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 
 def fake_teacher_chains(seeds: range, chess960: float) -> chunks.Chains:
     """Games of the fake teacher played out (every kind of move comes up), as the generator's
     workers make them."""
-    teacher = gen_data.RawTeacher([sys.executable, str(ROOT / "tests" / "fake_teacher.py")], {})
+    teacher = generate.RawTeacher([sys.executable, str(ROOT / "tests" / "fake_teacher.py")], {})
     args = argparse.Namespace(chess960=chess960, min_random_plies=0, random_plies=0, nodes=1,
                               play_out=1.0, win_cp=1000, max_plies=400)
     chains = chunks.Chains()
     try:
         for seed in seeds:
-            game, _, _ = gen_data.play_game(teacher, random.Random(seed), OPENINGS, args,
+            game, _, _ = generate.play_game(teacher, random.Random(seed), OPENINGS, args,
                                             key_and_check)
             if game is not None:
                 game_records(game)  # (checks the worker's keys)
@@ -244,7 +244,7 @@ def random_chains(seed: int, count: int) -> chunks.Chains:
             scores += [rng.randint(-5000, 5000)] if kept else []
             special = [m for m in moves if board.is_castling(m) or m.promotion or board.is_en_passant(m)]
             move = rng.choice(special if special and rng.random() < 0.5 else moves) if moves else None
-            entries.append(chunks.move_entry(move, kept))
+            entries.append(codec.move_entry(move, kept))
             if move is None:
                 break
             board.push(move)
@@ -273,27 +273,27 @@ def test_version_2_chunks_round_trip_through_files_and_a_torn_one_is_refused(tmp
         chunks.read_header(torn)
     # A move from an empty square is refused, not decoded into nonsense.
     broken = chunks.Chains()
-    broken.add(chunks.start_of(chess.Board()), [chunks.move_entry(chess.Move.from_uci("e4e5"), False),
-                                                chunks.move_entry(None, True)], [0])
+    broken.add(chunks.start_of(chess.Board()), [codec.move_entry(chess.Move.from_uci("e4e5"), False),
+                                                codec.move_entry(None, True)], [0])
     with pytest.raises(ValueError):
         chunks.decode(*broken.arrays())
 
 
 def test_the_decoders_compiled_cache_goes_when_the_engine_it_was_compiled_from_changes(tmp_path):
-    import chain_replay
+    from scripts.training.data import codec
 
     cache = tmp_path / "__pycache__"
     cache.mkdir()
-    compiled = [cache / "chain_replay.replay-40.py311.nbi", cache / "chain_replay.replay-40.py311.1.nbc"]
+    compiled = [cache / "codec.replay-40.py311.nbi", cache / "codec.replay-40.py311.1.nbc"]
     other = cache / "chunks.cpython-311.pyc"
     for path in [*compiled, other]:
         path.write_bytes(b"x")
-    (cache / "chain_replay.digest").write_text("an older engine")
-    assert chain_replay.clear_stale_cache(cache)
+    (cache / "codec.digest").write_text("an older engine")
+    assert codec.clear_stale_cache(cache)
     assert not any(path.exists() for path in compiled) and other.exists()
     for path in compiled:
         path.write_bytes(b"x")  # compiled again from this source: kept from now on
-    assert not chain_replay.clear_stale_cache(cache)
+    assert not codec.clear_stale_cache(cache)
     assert all(path.exists() for path in compiled)
 
 
@@ -312,7 +312,7 @@ def version_1_sample(folder: Path) -> list[Path]:
 
 def test_version_1_chunks_convert_to_version_2_that_reads_back_the_same_records(tmp_path):
     paths = version_1_sample(tmp_path / "v1")
-    convert_chunks.main([str(tmp_path / "v2"), str(tmp_path / "v1")])
+    convert.main([str(tmp_path / "v2"), str(tmp_path / "v1")])
     for path in paths:
         converted = tmp_path / "v2" / path.name
         header, _ = chunks.read_header(converted)
@@ -326,12 +326,12 @@ def test_version_1_chunks_convert_to_version_2_that_reads_back_the_same_records(
         assert header["chains"] < 0.05 * header["count"], header
         assert (tmp_path / "v2" / path.name).stat().st_size < 8 * header["count"] + 1000
     with pytest.raises(ValueError):
-        convert_chunks.convert_chunk(paths[0], tmp_path / "v1")  # never over the original
+        convert.convert_chunk(paths[0], tmp_path / "v1")  # never over the original
 
 
 def test_a_folder_may_mix_both_versions(tmp_path):
     v1 = version_1_sample(tmp_path / "v1")[:2]
-    convert_chunks.convert_chunk(v1[1], tmp_path / "v2")
+    convert.convert_chunk(v1[1], tmp_path / "v2")
     folder = tmp_path / "mixed"
     folder.mkdir()
     (folder / "chunk-000001.bdc").write_bytes(v1[0].read_bytes())
@@ -341,7 +341,7 @@ def test_a_folder_may_mix_both_versions(tmp_path):
     assert [chunks.read_header(p)[0]["version"] for p in paths] == [1, 2]
     assert np.concatenate(list(chunks.iter_records(paths))).tobytes() == records.tobytes()
     assert (np.concatenate([chunks.read_keys(p) for p in paths]) == records["key"]).all()
-    status = gen_data.status(folder, detail=True)
+    status = generate.status(folder, detail=True)
     assert f"positions   {len(records):,}" in status and "games       14" in status
     assert "duplicates  0 " in status
     assert len(training_data.ChunkStream(paths)) == len(records)
@@ -351,7 +351,7 @@ def test_a_folder_may_mix_both_versions(tmp_path):
 
 @needs_stockfish
 def test_the_raw_teacher_reads_scores_mates_and_the_end_of_the_game():
-    teacher = gen_data.RawTeacher([STOCKFISH], {"Threads": "1", "Hash": "16"})
+    teacher = generate.RawTeacher([STOCKFISH], {"Threads": "1", "Hash": "16"})
     try:
         assert "Stockfish" in teacher.name
         go = b"\ngo nodes 2000\n"
@@ -370,7 +370,7 @@ def test_the_raw_teacher_reads_scores_mates_and_the_end_of_the_game():
     pytest.param([sys.executable, str(ROOT / "tests" / "fake_teacher.py")], id="fake-teacher"),
     pytest.param([STOCKFISH], id="stockfish", marks=needs_stockfish)])
 def test_chess960_games_start_from_chess960_positions_and_their_records_round_trip(command):
-    teacher = gen_data.RawTeacher(command, {"Threads": "1", "Hash": "16"})
+    teacher = generate.RawTeacher(command, {"Threads": "1", "Hash": "16"})
     args = argparse.Namespace(
         chess960=1.0, min_random_plies=0, random_plies=0, nodes=200, play_out=1.0, win_cp=1000,
         max_plies=80)
@@ -378,7 +378,7 @@ def test_chess960_games_start_from_chess960_positions_and_their_records_round_tr
     back_ranks = 0
     try:
         for seed in range(3):
-            game, searches, plies = gen_data.play_game(teacher, random.Random(seed), [], args,
+            game, searches, plies = generate.play_game(teacher, random.Random(seed), [], args,
                                                        key_and_check)
             assert searches > 0 and game
             records = game_records(game)
@@ -395,10 +395,10 @@ def test_chess960_games_start_from_chess960_positions_and_their_records_round_tr
 
 
 def run_generator(folder: Path, teacher: str, *extra: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, str(ROOT / "scripts" / "gen_data.py"), "--data", str(folder),
+    return subprocess.Popen([sys.executable, "-m", "scripts.training.data.generate", "--data", str(folder),
                              "--teacher", teacher, "--nodes", "200", "--chunk-size", "60", "--max-plies", "150",
                              "--log-every", "1", "--workers", "1", *extra],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
 
 
 FAKE_TEACHER = f"{sys.executable} {ROOT / 'tests' / 'fake_teacher.py'}"
@@ -442,9 +442,9 @@ def test_the_generator_resumes_after_kill_9_without_repeating_a_position(tmp_pat
         board = chunks.board_of(record)
         key, check = key_and_check(board)
         assert key == int(record["key"]) and not check and board.is_valid()
-        assert abs(int(record["score"])) < gen_data.MATE and int(record["result"]) in (0, 1, 2)
-    assert "positions   " + f"{len(records):,}" in gen_data.status(folder)
-    assert "duplicates  0 " in gen_data.status(folder, detail=True)
+        assert abs(int(record["score"])) < generate.MATE and int(record["result"]) in (0, 1, 2)
+    assert "positions   " + f"{len(records):,}" in generate.status(folder)
+    assert "duplicates  0 " in generate.status(folder, detail=True)
 
 
 # ---------------------------------------------------------------------- the trainer
@@ -473,11 +473,11 @@ def test_the_sparse_gradients_equal_the_dense_ones():
                            rng.normal(0, 0.16, 24), 0.01)
     target = rng.random(len(boards))
     # The dense reference in float64; the kernels in float32, as training runs them.
-    x = train.DenseInputs(len(boards)).fill(us, them).astype(np.float64)
-    dense_loss, dense = train.gradients(params, x, target, 1.5)
+    x = model.DenseInputs(len(boards)).fill(us, them).astype(np.float64)
+    dense_loss, dense = model.gradients(params, x, target, 1.5)
     single = nn.Parameters(*(np.asarray(getattr(params, name), dtype=np.float32)
                              for name in ("w1", "b1", "w2")), 0.01)
-    sparse_loss, sparse = train.sparse_gradients(single, us, them, target.astype(np.float32), 1.5)
+    sparse_loss, sparse = model.sparse_gradients(single, us, them, target.astype(np.float32), 1.5)
     assert sparse_loss == pytest.approx(dense_loss, rel=1e-5)
     for name in ("w1", "b1", "w2", "b2"):
         scale = np.abs(dense[name]).max()
@@ -512,15 +512,16 @@ def test_streaming_training_on_chunks_lowers_the_validation_loss(tmp_path):
     seen = [part for part in stream.batches(256, np.random.default_rng(1))]
     assert sum(len(p) for p in seen) == len(stream)  # every position once an epoch
     sample = training_data.ChunkStream(train_paths).load()
-    scale = tune.fit_scale(sample.score, sample.result)
-    valid_target = tune.targets(valid, scale, 0.0)
-    start = train.initialise(16, seed=1)
-    before = train.loss(start, valid, valid_target, scale)
+    scale = labels.fit_scale(sample.score, sample.result)
+    valid_target = labels.targets(valid, scale, 0.0)
+    start = model.initialise(16, seed=1)
+    before = model.loss(start, valid, valid_target, scale)
     # Batches of 256, not smaller: each batch is two parallel kernel calls, and on a loaded
     # machine every call waits for both threads (batches of 64 took 27 s under a load of 7).
-    fitted = train.fit_stream(stream, start, scale, 0.0, epochs=6, batch=256, lr=1e-2,
-                              valid=valid, valid_target=valid_target, log=lambda line: None)
-    after = train.loss(fitted, valid, valid_target, scale)
+    fitted = loop.fit_network_stream(stream, start, scale, 0.0,
+                                     TrainConfig(epochs=6, batch=256, lr=1e-2, mirror=True),
+                                     (valid, valid_target), log=lambda line: None)
+    after = model.loss(fitted, valid, valid_target, scale)
     # Measured: 0.58 of the start (0.44 to 0.73 with other sizes, rates and epochs; mirrored
     # batches matter on so few games: without them 0.82 to 0.97).
     assert after < 0.7 * before, (before, after)

@@ -1,8 +1,8 @@
-"""Tests for scripts/epd.py: EPD parsing, scoring and a short real run."""
+"""Tests for scripts/matches/epd.py: EPD parsing, scoring and a short real run."""
 import chess
 import pytest
 
-import epd
+from scripts.matches import epd
 from paths import DATA, STOCKFISH, needs_stockfish
 
 TACTICS = DATA / "tactics"

@@ -1,4 +1,4 @@
-"""Tests for scripts/match.py: clock, schedule, statistics, PGN and whole matches."""
+"""Tests for scripts/matches/match.py: clock, schedule, statistics, PGN and whole matches."""
 import io
 import math
 import random
@@ -14,9 +14,11 @@ import chess
 import chess.pgn
 import pytest
 
-import match
-import match_stats
 from paths import STOCKFISH, needs_stockfish
+from scripts.matches import match
+from scripts.matches import stats as match_stats
+
+ROOT = Path(__file__).resolve().parents[1]
 
 # A scripted UCI engine whose misbehaviour is chosen by its argument.
 FAKE_ENGINE = textwrap.dedent("""
@@ -459,11 +461,10 @@ def test_sprt_stops_sooner_the_clearer_the_difference():
 
 def test_a_match_started_in_the_background_stops_on_sigint_with_its_results(fake_engine):
     # A shell starts a background job (`&`, nohup) with SIGINT ignored, as here.
-    script = Path(match.__file__).resolve()
-    command = [sys.executable, str(script), "--engine1", fake_engine("slow"), "--engine2",
-               fake_engine("slow"), "--movetime", "0.01", "--games", "4"]
+    command = [sys.executable, "-m", "scripts.matches.match", "--engine1", fake_engine("slow"),
+               "--engine2", fake_engine("slow"), "--movetime", "0.01", "--games", "4"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+                               cwd=ROOT, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
     time.sleep(3)  # the engines have started and the first game is under way
     process.send_signal(signal.SIGINT)
     try:

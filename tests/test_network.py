@@ -1,4 +1,4 @@
-"""The network evaluation (engine/network.py) and its trainer (scripts/train.py)."""
+"""The network evaluation (engine/network.py) and its trainer (scripts/training/train.py)."""
 
 from __future__ import annotations
 
@@ -6,13 +6,15 @@ import chess
 import numpy as np
 import pytest
 
-import train
-import training_data
-import tune
-from dataset import Sample, write_samples
 from engine import network as nn
 from engine.evaluate import EVAL_LIMIT, evaluate
 from engine.perft import KIWIPETE
+from scripts.training import labels, loop, optim, train
+from scripts.training.config import TrainConfig
+from scripts.training.data import positions as training_data
+from scripts.training.data import text as dataset
+from scripts.training.data.text import Sample, write_samples
+from scripts.training.model import network as model
 from test_evaluate import random_game
 
 
@@ -186,7 +188,7 @@ def test_the_default_network_without_a_weight_file_says_how_to_make_one(monkeypa
     monkeypatch.setattr(nn, "NETWORK_FILE", tmp_path / "network.npz")
     nn.default_network.cache_clear()
     try:
-        with pytest.raises(FileNotFoundError, match="train.py"):
+        with pytest.raises(FileNotFoundError, match="scripts.training.train"):
             nn.default_network()
     finally:
         nn.default_network.cache_clear()
@@ -209,12 +211,12 @@ def write_labelled_games(path, seeds: range) -> None:
 def test_the_gradients_are_the_derivatives_of_the_loss():
     boards = game_positions(range(3), every=10)
     us, them = training_data.encode([b.board_fen() for b in boards], np.array([b.turn for b in boards]))
-    x = train.DenseInputs(len(boards)).fill(us, them).astype(np.float64)
+    x = model.DenseInputs(len(boards)).fill(us, them).astype(np.float64)
     target = np.random.default_rng(1).random(len(boards))
     start = trained_like_parameters(6, seed=2)
     params = nn.Parameters(*(np.asarray(getattr(start, name), dtype=np.float64)
                              for name in ("w1", "b1", "w2", "b2")))
-    _, grads = train.gradients(params, x, target, scale=1.5)
+    _, grads = model.gradients(params, x, target, scale=1.5)
     rng = np.random.default_rng(3)
     for name in ("w1", "b1", "w2", "b2"):
         values = getattr(params, name)
@@ -224,9 +226,9 @@ def test_the_gradients_are_the_derivatives_of_the_loss():
                 at = (int(rng.choice(us[us != training_data.PAD])), at[1])
             original, step = values[at], 1e-6
             values[at] = original + step
-            up = train.gradients(params, x, target, 1.5)[0]
+            up = model.gradients(params, x, target, 1.5)[0]
             values[at] = original - step
-            down = train.gradients(params, x, target, 1.5)[0]
+            down = model.gradients(params, x, target, 1.5)[0]
             values[at] = original
             assert grads[name][at] == pytest.approx((up - down) / (2 * step), rel=1e-4, abs=1e-9)
 
@@ -236,14 +238,15 @@ def test_training_on_a_small_labelled_set_lowers_the_validation_loss(tmp_path):
     write_labelled_games(path, range(125))
     data = training_data.build_positions([path])
     assert len(data) > 4000
-    trainset, valid = tune.split(data, 0.25, block=101)
-    scale = tune.fit_scale(trainset.score, trainset.result)
-    target, valid_target = tune.targets(trainset, scale, 0.0), tune.targets(valid, scale, 0.0)
-    start = train.initialise(16, seed=1)
-    before = train.loss(start, valid, valid_target, scale)
-    fitted = train.fit(trainset, target, start, scale, epochs=10, batch=128, lr=1e-2,
-                       valid=valid, valid_target=valid_target, log=lambda line: None)
-    after = train.loss(fitted, valid, valid_target, scale)
+    trainset, valid = dataset.split(data, 0.25, block=101)
+    scale = labels.fit_scale(trainset.score, trainset.result)
+    target, valid_target = labels.targets(trainset, scale, 0.0), labels.targets(valid, scale, 0.0)
+    start = model.initialise(16, seed=1)
+    before = model.loss(start, valid, valid_target, scale)
+    fitted = loop.fit_network(trainset, target, start, scale,
+                              TrainConfig(epochs=10, batch=128, lr=1e-2), (valid, valid_target),
+                              log=lambda line: None)
+    after = model.loss(fitted, valid, valid_target, scale)
     # Measured: about 0.65 of the start (the random net predicts about 0.5 everywhere, so the
     # start is also roughly what a constant achieves).
     assert after < 0.8 * before, (before, after)
@@ -252,11 +255,11 @@ def test_training_on_a_small_labelled_set_lowers_the_validation_loss(tmp_path):
 
 
 def test_the_step_size_falls_linearly_to_its_final_share():
-    assert train.step_size(1e-3, 0.1, 0.0) == pytest.approx(1e-3)
-    assert train.step_size(1e-3, 0.1, 0.5) == pytest.approx(5.5e-4)
-    assert train.step_size(1e-3, 0.01, 1.0) == pytest.approx(1e-5)
+    assert optim.step_size(1e-3, 0.1, 0.0) == pytest.approx(1e-3)
+    assert optim.step_size(1e-3, 0.1, 0.5) == pytest.approx(5.5e-4)
+    assert optim.step_size(1e-3, 0.01, 1.0) == pytest.approx(1e-5)
     # Past the last position (a rounding of the count) it stays at the final share.
-    assert train.step_size(1e-3, 0.01, 1.2) == pytest.approx(1e-5)
+    assert optim.step_size(1e-3, 0.01, 1.2) == pytest.approx(1e-5)
 
 
 def test_the_training_script_writes_a_network_the_engine_can_load(tmp_path, capsys):
@@ -296,7 +299,7 @@ def test_mirroring_the_files_of_an_index_list_gives_the_mirrored_boards_inputs()
         active = nn.features(board, board.turn)
         us[row, :len(active)] = active
     flip = np.arange(len(boards)) % 2 == 0
-    mirrored = train.mirror_files(us, flip)
+    mirrored = training_data.mirror_files(us, flip)
     for row, board in enumerate(boards):
         expected = board.transform(chess.flip_horizontal) if flip[row] else board
         got = sorted(int(i) for i in mirrored[row] if i != training_data.PAD)

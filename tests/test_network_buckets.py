@@ -1,5 +1,6 @@
-"""King buckets (engine/network.py, scripts/train.py): a first layer per bucket of a side's own
-king, kept up to date as kings cross buckets, trained factorised and folded for the engine."""
+"""King buckets (engine/network.py, scripts/training/train.py): a first layer per bucket of a
+side's own king, kept up to date as kings cross buckets, trained factorised and folded for the
+engine."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ import chess
 import numpy as np
 import pytest
 
-import train
-import training_data
 from engine import network as nn
+from scripts.training import train
+from scripts.training.data import positions as training_data
+from scripts.training.model import network as model
 from test_network import game_positions
 from test_network_incremental import boards_of, fresh
 
@@ -134,10 +136,10 @@ def test_folding_the_factorised_layer_keeps_every_output():
     factorised = nn.Parameters(rng.normal(0, 0.05, ((1 + nn.N_BUCKETS) * 768, 8)).astype(np.float32),
                                rng.normal(0.1, 0.05, 8).astype(np.float32),
                                rng.normal(0, 0.2, 16).astype(np.float32), 0.02)
-    folded = train.fold(factorised)
+    folded = model.fold(factorised)
     assert folded.buckets == nn.N_BUCKETS
     expected = [nn.float_evaluate(board, folded) / nn.OUTPUT_SCALE for board in boards]
-    assert train.outputs(factorised, data) == pytest.approx(expected, abs=1e-4)
+    assert model.outputs(factorised, data) == pytest.approx(expected, abs=1e-4)
 
 
 def test_mirroring_a_factorised_index_list_gives_the_mirrored_boards_lists():
@@ -145,7 +147,7 @@ def test_mirroring_a_factorised_index_list_gives_the_mirrored_boards_lists():
     fields, turns = [b.board_fen() for b in boards], np.array([b.turn for b in boards])
     us, _ = training_data.encode(fields, turns, nn.N_BUCKETS)
     flip = np.arange(len(boards)) % 2 == 0
-    mirrored = train.mirror_files(us, flip)
+    mirrored = training_data.mirror_files(us, flip)
     expected, _ = training_data.encode([b.transform(chess.flip_horizontal).board_fen() if f else b.board_fen()
                                 for b, f in zip(boards, flip)], turns, nn.N_BUCKETS)
     for got, want in zip(mirrored, expected):
@@ -158,13 +160,13 @@ def test_the_sparse_gradients_of_a_factorised_layer_equal_the_dense_ones():
     us, them = training_data.encode([b.board_fen() for b in boards], np.array([b.turn for b in boards]),
                             nn.N_BUCKETS)
     rows = (1 + nn.N_BUCKETS) * 768
-    x = train.DenseInputs(len(boards), rows).fill(us, them).astype(np.float64)
+    x = model.DenseInputs(len(boards), rows).fill(us, them).astype(np.float64)
     rng = np.random.default_rng(6)
     params = nn.Parameters(rng.normal(0, 0.05, (rows, 6)), rng.normal(0.1, 0.05, 6),
                            rng.normal(0, 0.2, 12), 0.02)
     target = rng.random(len(boards))
-    dense_loss, dense = train.gradients(params, x, target, scale=1.5)
-    sparse_loss, sparse = train.sparse_gradients(params, us, them, target, scale=1.5)
+    dense_loss, dense = model.gradients(params, x, target, scale=1.5)
+    sparse_loss, sparse = model.sparse_gradients(params, us, them, target, scale=1.5)
     assert sparse_loss == pytest.approx(dense_loss, rel=1e-9)
     assert np.abs(dense["w1"][768:]).sum() > 0  # the bucket rows are reached
     for name in ("w1", "b1", "w2", "b2"):

@@ -1,6 +1,6 @@
-"""Output heads by material (engine/network.py `output_head`, scripts/train.py --output-buckets):
-a weight file of N output layers, one chosen by the number of men on the board, in the kernel,
-the float reference, the incremental path and the trainer."""
+"""Output heads by material (engine/network.py `output_head`, scripts/training/train.py
+--output-buckets): a weight file of N output layers, one chosen by the number of men on the
+board, in the kernel, the float reference, the incremental path and the trainer."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ import chess
 import numpy as np
 import pytest
 
-import train
-import training_data
 from engine import network as nn
 from engine.evaluate import EVAL_LIMIT
+from scripts.training import train
+from scripts.training.data import positions as training_data
+from scripts.training.model import network as model
 from test_network import game_positions, trained_like_parameters, write_labelled_games
 from test_network_incremental import boards_of, fresh
 
@@ -179,13 +180,13 @@ def encoded(boards: list[chess.Board], buckets: int = 1) -> tuple[np.ndarray, np
 def test_the_trainer_sends_each_position_through_the_engines_head_for_it():
     boards = positions_of_every_men_count(2, seed=6)
     us, them = encoded(boards)
-    assert train.output_heads(us, HEADS).tolist() == [nn.output_head(len(b.piece_map()), HEADS)
+    assert model.output_heads(us, HEADS).tolist() == [nn.output_head(len(b.piece_map()), HEADS)
                                                       for b in boards]
     data = training_data.Positions(us, them, *np.zeros((2, len(boards)), np.float32),
                            np.zeros(len(boards), np.int32))
     params = headed_parameters(8, seed=2)
     expected = [nn.float_evaluate(board, params) / nn.OUTPUT_SCALE for board in boards]
-    assert train.outputs(params, data) == pytest.approx(expected, abs=1e-4)
+    assert model.outputs(params, data) == pytest.approx(expected, abs=1e-4)
 
 
 def test_the_gradients_of_each_head_are_the_derivatives_of_the_loss_and_only_its_positions_move_it():
@@ -193,12 +194,12 @@ def test_the_gradients_of_each_head_are_the_derivatives_of_the_loss_and_only_its
     rng = random.Random(8)
     boards = [random_position(men, rng) for men in range(5, 17) for _ in range(2)]
     us, them = encoded(boards)
-    x = train.DenseInputs(len(boards)).fill(us, them).astype(np.float64)
+    x = model.DenseInputs(len(boards)).fill(us, them).astype(np.float64)
     target = np.random.default_rng(1).random(len(boards))
     start = headed_parameters(6, seed=3)
     params = nn.Parameters(*(np.asarray(getattr(start, name), dtype=np.float64)
                              for name in ("w1", "b1", "w2", "b2")))
-    _, grads = train.gradients(params, x, target, scale=1.5)
+    _, grads = model.gradients(params, x, target, scale=1.5)
     unused = [0, 4, 5, 6, 7]
     assert (grads["w2"][unused] == 0).all() and (grads["b2"][unused] == 0).all()
     assert (np.abs(grads["w2"][1:4]).sum(axis=1) > 0).all() and (grads["b2"][1:4] != 0).all()
@@ -212,9 +213,9 @@ def test_the_gradients_of_each_head_are_the_derivatives_of_the_loss_and_only_its
         values = getattr(params, name)
         original, step = values[at], 1e-6
         values[at] = original + step
-        up = train.gradients(params, x, target, 1.5)[0]
+        up = model.gradients(params, x, target, 1.5)[0]
         values[at] = original - step
-        down = train.gradients(params, x, target, 1.5)[0]
+        down = model.gradients(params, x, target, 1.5)[0]
         values[at] = original
         assert grads[name][at] == pytest.approx((up - down) / (2 * step), rel=1e-4, abs=1e-9), (name, at)
 
@@ -224,13 +225,13 @@ def test_the_sparse_gradients_of_eight_heads_equal_the_dense_ones(buckets):
     boards = positions_of_every_men_count(1, seed=9)
     us, them = encoded(boards, buckets)
     rows = nn.N_INPUTS if buckets == 1 else (1 + buckets) * nn.N_INPUTS
-    x = train.DenseInputs(len(boards), rows).fill(us, them).astype(np.float64)
+    x = model.DenseInputs(len(boards), rows).fill(us, them).astype(np.float64)
     params = headed_parameters(6, seed=5, rows=rows)
     params = nn.Parameters(*(np.asarray(getattr(params, name), dtype=np.float64)
                              for name in ("w1", "b1", "w2", "b2")))
     target = np.random.default_rng(6).random(len(boards))
-    dense_loss, dense = train.gradients(params, x, target, scale=1.5)
-    sparse_loss, sparse = train.sparse_gradients(params, us, them, target, scale=1.5)
+    dense_loss, dense = model.gradients(params, x, target, scale=1.5)
+    sparse_loss, sparse = model.sparse_gradients(params, us, them, target, scale=1.5)
     assert sparse_loss == pytest.approx(dense_loss, rel=1e-9)
     for name in ("w1", "b1", "w2", "b2"):
         assert sparse[name].shape == dense[name].shape == getattr(params, name).shape
@@ -238,7 +239,7 @@ def test_the_sparse_gradients_of_eight_heads_equal_the_dense_ones(buckets):
 
 
 def test_a_network_of_heads_starts_as_the_one_head_network_of_its_seed():
-    one, eight = train.initialise(16, seed=3), train.initialise(16, seed=3, heads=HEADS)
+    one, eight = model.initialise(16, seed=3), model.initialise(16, seed=3, heads=HEADS)
     assert (eight.w1 == one.w1).all() and eight.w2.shape == (HEADS, 32)
     assert (eight.w2 == one.w2).all() and (eight.b2 == 0).all()
 
@@ -266,9 +267,9 @@ def test_a_run_started_from_a_network_scores_as_that_network(heads, buckets):
     for network in (one_head, nn.default_network()):
         if network.heads not in (1, heads):
             with pytest.raises(ValueError):
-                train.warm_start(network, buckets, heads)
+                model.warm_start(network, buckets, heads)
             continue
-        start = nn.quantise(train.fold(train.warm_start(network, buckets, heads)))
+        start = nn.quantise(model.fold(model.warm_start(network, buckets, heads)))
         assert start.heads == heads and start.buckets == buckets
         for board in game_positions(range(3), plies=120, every=4):
             assert nn.network_evaluate(board, start) == nn.network_evaluate(board, network), board.fen()
@@ -276,10 +277,10 @@ def test_a_run_started_from_a_network_scores_as_that_network(heads, buckets):
 
 def test_a_run_started_wider_than_its_network_scores_as_that_network():
     network = nn.default_network()
-    start = train.warm_start(network, 1, 8, hidden=2 * network.hidden)
+    start = model.warm_start(network, 1, 8, hidden=2 * network.hidden)
     assert start.hidden == 2 * network.hidden and np.any(start.w1[:, network.hidden:])
     wider = nn.quantise(start)
     for board in game_positions(range(2), plies=120, every=4):
         assert nn.network_evaluate(board, wider) == nn.network_evaluate(board, network), board.fen()
     with pytest.raises(ValueError):
-        train.warm_start(network, 1, 8, hidden=network.hidden // 2)
+        model.warm_start(network, 1, 8, hidden=network.hidden // 2)

@@ -22,13 +22,10 @@ from engine.bench import POSITIONS, run_bench
 from engine.timeman import Limits
 from engine.uci import UciProtocol
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
+from scripts import openbench_build
+from scripts.training.data import chunks, openbench, positions
 
-import chunks  # noqa: E402
-import openbench_build  # noqa: E402
-import openbench_pgn  # noqa: E402
-import training_data  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 BENCH_SIGNATURE = 96_150  # tests/test_bench.py's
 
@@ -279,11 +276,11 @@ Kd2 {+1.00/10 0.1s, n=1, sd=12} Kd7 {-0.95/10 0.1s, n=1, sd=12} Kd3 {+0.90/10 0.
 
 
 def test_comment_scores() -> None:
-    assert openbench_pgn.comment_score("+0.35/12 0.123s") == 35
-    assert openbench_pgn.comment_score("-1.20/7 0.1s, n=5, sd=9") == -120
-    assert openbench_pgn.comment_score("0.00/1 0.001s") == 0
+    assert openbench.comment_score("+0.35/12 0.123s") == 35
+    assert openbench.comment_score("-1.20/7 0.1s, n=5, sd=9") == -120
+    assert openbench.comment_score("0.00/1 0.001s") == 0
     for unscored in ("book", "unknown", "+M5/20 0.1s", "-M4/9"):
-        assert openbench_pgn.comment_score(unscored) is None
+        assert openbench.comment_score(unscored) is None
 
 
 def expected_kept() -> list[tuple[str, int, int]]:
@@ -296,7 +293,7 @@ def expected_kept() -> list[tuple[str, int, int]]:
         result = {"1-0": 2, "1/2-1/2": 1, "0-1": 0}.get(game.headers["Result"])
         board = game.board()
         for node in game.mainline():
-            score = openbench_pgn.comment_score(node.comment)
+            score = openbench.comment_score(node.comment)
             quiet = (not board.is_check() and not board.is_capture(node.move)
                      and node.move.promotion is None)
             if result is not None and score is not None and quiet:
@@ -316,21 +313,21 @@ def test_converter_writes_chunks_the_trainer_reads(tmp_path: Path) -> None:
     with tarfile.open(archive, "w") as tar:
         tar.add(tmp_path / "1.2.3.pgn.bz2", arcname="1.2.3.pgn.bz2")
     out = tmp_path / "data"
-    games, positions, written = openbench_pgn.convert([plain], out)
+    games, positions, written = openbench.convert([plain], out)
     expected = expected_kept()
     # The first game keeps Nf3 Nc6 Bc4 Nd4 Qg5 Rf1 (not the book moves, the captures, the mate
     # scores nor the move out of check); the second has no result; the third keeps all three.
     assert len(expected) == 9 and (games, positions, len(written)) == (2, 9, 1)
     header, _ = chunks.read_header(written[0])
-    assert header["version"] == 2 and header["generator"] == "scripts/openbench_pgn.py"
+    assert header["version"] == 2 and header["generator"] == "scripts/openbench.py"
     records = chunks.read_chunk(written[0])
     got = [(chunks.board_of(r).fen(), int(r["score"]), int(r["result"])) for r in records]
     assert got == expected
     # The same games again, from the archive: every position is in the folder already.
-    assert openbench_pgn.convert([archive], out)[1] == 0
+    assert openbench.convert([archive], out)[1] == 0
     # The trainer's reader takes the folder.
-    files = training_data.chunk_files([out])
-    loaded = training_data.ChunkStream(files).load(100)
+    files = positions.chunk_files([out])
+    loaded = positions.ChunkStream(files).load(100)
     assert len(loaded.score) == 9
 
 

@@ -159,8 +159,8 @@ def kernel_without_pruning(board: chess.Board, depth: int, alpha: int,
     search.prepare(board, Limits())
     search.root_depth = 0  # no check extensions
     if not pruning:
-        search.kernel_params = without_pruning(search.kernel_params)
-        search.reductions = np.zeros_like(search.reductions)
+        search.kernel_params[:] = without_pruning(search.kernel_params)
+        search.reductions[:] = 0
     return search, search.scout(depth, alpha, alpha + 1, 0)
 
 
@@ -285,8 +285,8 @@ def test_a_pv_node_without_pruning_is_plain_negamax_with_a_legal_line() -> None:
             search = Search(TranspositionTable(4))
             search.prepare(board, Limits())
             search.root_depth = 0  # no check extensions
-            search.kernel_params = without_pruning(search.kernel_params)
-            search.reductions = np.zeros_like(search.reductions)
+            search.kernel_params[:] = without_pruning(search.kernel_params)
+            search.reductions[:] = 0
             value = Negamax(search, board).value(depth)
             assert search.pvs(depth, -INFINITY, INFINITY, 0) == value, (board.fen(), depth)
             line = search._line(0)
@@ -307,8 +307,8 @@ def test_a_pv_node_searches_every_move_with_the_window_without_pvs() -> None:
         for pvs in (1, 0):
             search = Search(TranspositionTable(4))
             search.prepare(board, Limits())
-            search.kernel_params = without_pruning(search.kernel_params)
-            search.reductions = np.zeros_like(search.reductions)
+            search.kernel_params[:] = without_pruning(search.kernel_params)
+            search.reductions[:] = 0
             search.kernel_params[params.PVS] = pvs
             counts[pvs] = (search.pvs(3, -INFINITY, INFINITY, 0), search.nodes)
         assert counts[0][0] == counts[1][0], board.fen()

@@ -426,11 +426,7 @@ def test_parameter_overrides_set_declared_values_and_refuse_bad_ones():
 
 
 def test_the_spsa_step_moves_values_towards_the_side_that_won_within_their_ranges():
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-    import spsa
+    from scripts.matches import spsa
 
     parameters = spsa.tuned_parameters(["SEE", "RAZOR"])
     values = {"RAZOR": [300.0, 550.0], "SEE": [100.0]}

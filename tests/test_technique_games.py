@@ -1,10 +1,10 @@
-"""Tests for scripts/technique_games.py: the worth plot is drawn from recorded results."""
+"""Tests for scripts/studies/technique_games.py: the worth plot is drawn from recorded results."""
 
 from __future__ import annotations
 
 import json
 
-import technique_games
+from scripts.studies import technique_games
 
 
 def test_the_worth_plot_is_drawn_from_recorded_results_without_playing(tmp_path, monkeypatch):

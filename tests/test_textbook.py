@@ -1,4 +1,4 @@
-"""Tests for engine.textbook and scripts/textbook.py: the lecture's tree, matchsticks, the
+"""Tests for engine.textbook and scripts/studies/textbook.py: the lecture's tree, matchsticks, the
 property that every alpha-beta variant returns minimax's value with fewer evaluations, and
 the pictures of the searches (read back from the SVG)."""
 
@@ -33,7 +33,7 @@ PRUNED = [6, 10, 13, 14, 18, 21, 22, 24, 26, 27, 28, 29, 30]
 
 
 def run_script(*args: str) -> list[str]:
-    completed = subprocess.run([sys.executable, "scripts/textbook.py", *args], cwd=ROOT,
+    completed = subprocess.run([sys.executable, "-m", "scripts.studies.textbook", *args], cwd=ROOT,
                                capture_output=True, text=True, check=True)
     return completed.stdout.splitlines()
 
@@ -185,7 +185,7 @@ def test_max_min_and_negamax_alphabeta_search_the_same_tree():
     assert max_min.counters == negamax.counters
 
 
-# The pictures (scripts/textbook.py --svg): read back through the data- attributes of the SVG.
+# The pictures (scripts/studies/textbook.py --svg): read back through the data- attributes of the SVG.
 SVG = "{http://www.w3.org/2000/svg}"
 # The lecture's cutoffs, worked out by hand from TRACE: the visited position whose child in
 # PRUNED was never searched, and that child.
@@ -193,7 +193,7 @@ CUTOFFS = {8: 18, 4: 10, 2: 6, 11: 24, 12: 26}
 
 
 def drawing(*args: str) -> bytes:
-    """The SVG that `scripts/textbook.py ARGS --svg PATH` writes."""
+    """The SVG that `scripts/studies/textbook.py ARGS --svg PATH` writes."""
     with tempfile.TemporaryDirectory() as folder:
         picture = Path(folder) / "picture.svg"
         run_script(*args, "--svg", str(picture))

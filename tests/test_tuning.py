@@ -10,10 +10,12 @@ import chess
 import numpy as np
 import pytest
 
-import dataset
-import tune
 from engine import evaluate as ev
 from paths import STOCKFISH, needs_stockfish
+from scripts.training import labels, loop
+from scripts.training.config import TrainConfig
+from scripts.training.data import text as dataset
+from scripts.training.model import classical
 from test_evaluate import random_game
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,7 +31,7 @@ def test_a_sample_line_round_trips_and_bad_lines_are_refused():
         dataset.parse_line(f"{chess.STARTING_FEN} | 12 | 0.7")
 
 
-def synthetic_dataset(true_weights: np.ndarray) -> tune.Dataset:
+def synthetic_dataset(true_weights: np.ndarray) -> classical.Dataset:
     """Positions of random games, each labelled with the score ``true_weights`` give it."""
     boards = [b for seed in range(60) for b in random_game(seed, 120)[8::3]]
     coefs = np.zeros((len(boards), ev.N_FEATURES), dtype=np.float32)
@@ -37,8 +39,8 @@ def synthetic_dataset(true_weights: np.ndarray) -> tune.Dataset:
     for i, board in enumerate(boards):
         row, p = ev.feature_coefficients(board)
         coefs[i], phase[i] = row, p / ev.PHASE_MAX
-    data = tune.Dataset(coefs, phase, np.zeros(len(boards), np.float32), np.zeros(len(boards), np.float32))
-    data.score = tune.white_scores(data, true_weights.astype(np.float32))
+    data = classical.Dataset(coefs, phase, np.zeros(len(boards), np.float32), np.zeros(len(boards), np.float32))
+    data.score = classical.white_scores(data, true_weights.astype(np.float32))
     return data
 
 
@@ -48,32 +50,32 @@ def test_tuning_recovers_the_weights_that_labelled_a_synthetic_set():
     material = slice(ev.F_MATERIAL, ev.F_MATERIAL + 5)
     truth[material] += np.array([[-20, 15], [60, -40], [-45, 30], [80, 70], [-90, 120]])
     data = synthetic_dataset(truth)
-    target = tune.targets(data, teacher_scale=1.0, result_share=0.0)
+    target = labels.targets(data, teacher_scale=1.0, result_share=0.0)
     trainable = np.zeros(start.shape, dtype=bool)
     trainable[material] = True
-    fitted = tune.fit_weights(data, target, start, 1.0, epochs=300, batch=1024, lr=6.0,
-                              trainable=trainable, log=lambda line: None)
+    fitted = loop.fit_classical(data, target, start, 1.0, TrainConfig(epochs=300, batch=1024, lr=6.0),
+                                trainable=trainable, log=lambda line: None)
     assert np.abs(fitted[material] - truth[material]).max() < 6, fitted[material] - truth[material]
     assert (fitted[~trainable] == start[~trainable]).all()
-    assert tune.loss(data, target, fitted, 1.0) < tune.loss(data, target, start, 1.0) / 50
+    assert classical.loss(data, target, fitted, 1.0) < classical.loss(data, target, start, 1.0) / 50
 
 
 def test_the_scale_fit_finds_the_scale_that_made_the_targets():
     scores = np.linspace(-800, 800, 2001).astype(np.float32)
-    target = tune.sigmoid(1.7 * scores / 400)
-    assert abs(tune.fit_scale(scores, target) - 1.7) < 0.01
+    target = labels.sigmoid(1.7 * scores / 400)
+    assert abs(labels.fit_scale(scores, target) - 1.7) < 0.01
 
 
 @needs_stockfish
 def test_make_data_writes_quiet_unique_positions_and_resumes(tmp_path):
     out = tmp_path / "d.txt"
-    command = [sys.executable, str(ROOT / "scripts" / "make_data.py"), "--out", str(out),
+    command = [sys.executable, "-m", "scripts.training.data.make_text", "--out", str(out),
                "--teacher", STOCKFISH, "--nodes", "300", "--seed", "5"]
-    subprocess.run(command + ["--positions", "40"], check=True, capture_output=True, timeout=120)
+    subprocess.run(command + ["--positions", "40"], check=True, capture_output=True, timeout=120, cwd=ROOT)
     first = list(dataset.read_samples(out))
     assert len(first) >= 40
     subprocess.run(command + ["--positions", str(len(first) + 40)], check=True,
-                   capture_output=True, timeout=120)
+                   capture_output=True, timeout=120, cwd=ROOT)
     both = list(dataset.read_samples(out))
     assert both[:len(first)] == first and len(both) >= len(first) + 40
     keys = set()

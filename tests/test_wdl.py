@@ -10,7 +10,7 @@ import chess.pgn
 import numpy as np
 import pytest
 
-import fit_wdl
+from scripts.studies import fit_wdl
 from engine import wdl
 from engine.score import MATE
 from uci_client import RawUci

@@ -1,7 +1,7 @@
 """The page's server (`brudno serve`, engine/web/) through its HTTP endpoints: a game played
 against the real engine process, bad input refused with a message and nothing changed, each
 tab its own game, a closed stream stopping the search, the pruning panel's counts equal to
-scripts/alphabeta_table.py's, and Ctrl-C leaving no process behind."""
+scripts/studies/alphabeta_table.py's, and Ctrl-C leaving no process behind."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from urllib.parse import urlencode
 import chess
 import pytest
 
-import alphabeta_table as table
+from scripts.studies import alphabeta_table as table
 from engine.perft import KIWIPETE
 from engine.strength import ELO_MAX, ELO_MIN
 from engine.web.server import PageServer

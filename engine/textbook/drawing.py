@@ -421,7 +421,7 @@ def _move_number(board: chess.Board) -> str:
 def chess_page(board: chess.Board, search: SearchTrace, depth: int, algorithm: str) -> str:
     """The recorded chess search as an HTML page; values in centipawns from White's view.
 
-    `algorithm` names the table row of `scripts/alphabeta_table.py` the search is; the page
+    `algorithm` names the table row of `scripts/studies/alphabeta_table.py` the search is; the page
     shows its counts, which must be that row's.
     """
     root = search.root
@@ -510,7 +510,7 @@ def chess_page(board: chess.Board, search: SearchTrace, depth: int, algorithm: s
            f"<p>FEN <code>{escape(board.fen())}</code></p>",
            f"<table{_attrs({'id': 'counts', **counts})}>{rows}</table>",
            f'<p class="legend">The same search as the row <b>{escape(algorithm)}</b> of '
-           "<code>scripts/alphabeta_table.py</code> for this position and depth, so its "
+           "<code>scripts/studies/alphabeta_table.py</code> for this position and depth, so its "
            "evaluations and cutoffs are the row's.</p>",
            '<p class="legend">Each line: <span class="order">7</span> the visit order, the '
            "move in SAN, the window (α, β) on entry and the value backed up, in centipawns "

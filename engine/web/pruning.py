@@ -1,7 +1,7 @@
 """The page's "See the pruning" panel: the textbook searches of the position on the board.
 
 For one position and a depth of 1-4 plies it runs the three exact rows of
-`scripts/alphabeta_table.py` (Minimax, AlphaBeta, AlphaBeta with move ordering: the same calls,
+`scripts/studies/alphabeta_table.py` (Minimax, AlphaBeta, AlphaBeta with move ordering: the same calls,
 so the same evaluations, cut-offs and share of the tree cut), then records one of the searches
 with `engine.textbook.recording` and draws it with `engine.textbook.drawing`: the folding tree in
 SAN of `chess_page` and, for trees small enough to read, the SVG picture of the docs.
@@ -151,7 +151,7 @@ def _row(algorithm: str, board: chess.Board, result: SearchResult, seconds: floa
 def run_rows(board: chess.Board, depth: int,
              game: Callable[[], ChessGame] | None = None,
              on_search: Callable[[str], None] | None = None) -> list[Row]:
-    """The three exact rows for `board` at `depth`, as `scripts/alphabeta_table.py` computes
+    """The three exact rows for `board` at `depth`, as `scripts/studies/alphabeta_table.py` computes
     them (same searches, same move orderings), with the share of the tree each cut."""
     make = game or (lambda: ChessGame(board))
     searches = {

@@ -1,7 +1,7 @@
 """The page's "what each technique saves" table: /api/techniques for the position on the board.
 
 It reads the request (a FEN, a depth of 1-6 plies, the evaluation), measures the rows of
-engine/techniques.py (the same call as `scripts/alphabeta_table.py --techniques`, so the same
+engine/techniques.py (the same call as `scripts/studies/alphabeta_table.py --techniques`, so the same
 nodes, evaluations, values and best moves) and returns them as JSON for the page's script to draw.
 The search runs in the request's thread, within limits that keep a request to seconds: the depth
 range, a node budget for all the rows together, and one table at a time (a second request waits a

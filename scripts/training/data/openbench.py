@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
-"""Turns the games of an OpenBench DATAGEN run into training chunks (scripts/chunks.py).
+"""Turns the games of an OpenBench DATAGEN run into training chunks (scripts/training/data/chunks.py).
 
-    .venv/bin/python scripts/openbench_pgn.py 123.pgn.tar --out ~/.local/share/brudno/data
-    .venv/bin/python scripts/train.py --data ~/.local/share/brudno/data ...
+    .venv/bin/python -m scripts.training.data.openbench 123.pgn.tar --out ~/.local/share/brudno/data
+    .venv/bin/python -m scripts.training.train ~/.local/share/brudno/data ...
 
 OpenBench hands back a run's games as `<test>.pgn.tar` (a .pgn.bz2 a workload); plain .pgn and
 .pgn.bz2 files are read too. fastchess wrote each move's comment as `{+0.35/12 0.123s ...}`:
@@ -10,8 +9,8 @@ the score of the engine that moved, in pawns from its side's point of view (`+M5
 plies), and its depth; `book` marks an opening move. OpenBench keeps the score and depth.
 
 The labels are therefore Brudno's own search scores at the workload's limits, with the games'
-results: not Stockfish's, as scripts/gen_data.py's are. Each game becomes one chain of a
-version-2 chunk, its positions kept as gen_data.py keeps them: not in check, the move played (the
+results: not Stockfish's, as scripts/training/data/generate.py's are. Each game becomes one chain of a
+version-2 chunk, its positions kept as the generator keeps them: not in check, the move played (the
 search's best) neither a capture nor a promotion, a score that is no mate; book moves and moves
 without a score are replayed, not kept. A kept position whose Zobrist key is in a chunk of the
 output folder already, or earlier in this conversion, is not kept again. Games without a result
@@ -34,11 +33,8 @@ import chess
 import chess.pgn
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import chunks  # noqa: E402
-from engine.zobrist import position_key  # noqa: E402
+from engine.zobrist import position_key
+from scripts.training.data import chunks
 
 SCORE = re.compile(r"([+-]?)(M?)(\d+(?:\.\d+)?)/(\d+)")
 RESULTS = {"1-0": 2, "1/2-1/2": 1, "0-1": 0}
@@ -145,7 +141,7 @@ def convert(inputs: list[Path], out: Path, chunk_size: int = CHUNK_SIZE,
             number += 1
         name = f"{prefix}-{number:06d}{chunks.SUFFIX}"
         header = {"teacher": "Brudno (its own search, OpenBench DATAGEN)",
-                  "generator": "scripts/openbench_pgn.py", "games": games,
+                  "generator": "scripts/training/data/openbench.py", "games": games,
                   "time_control": ", ".join(sorted(time_controls)) or "?",
                   "sources": sorted({str(p.name) for p in inputs}),
                   "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}

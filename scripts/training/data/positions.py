@@ -1,9 +1,9 @@
 """The network's training positions: their encoding as index lists, and reading them from chunks
-(streamed, scripts/chunks.py) or from text files (read whole, cached).
+(streamed, scripts/training/data/chunks.py) or from text files (read whole, cached).
 
-scripts/train.py trains on them; the tests build them. Every position is seen from its side to
-move: ``us`` lists the side to move's active inputs, ``them`` the other perspective's, and the
-teacher's score and the game's result are the side to move's.
+scripts/training/train.py trains on them; the tests build them. Every position is seen from its
+side to move: ``us`` lists the side to move's active inputs, ``them`` the other perspective's, and
+the teacher's score and the game's result are the side to move's.
 """
 
 from __future__ import annotations
@@ -17,12 +17,9 @@ from typing import Iterator
 import chess
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from engine import network as nn  # noqa: E402
-import chunks  # noqa: E402
-from dataset import cache_path, read_samples  # noqa: E402
+from engine import network as nn
+from scripts.training.data import chunks
+from scripts.training.data.text import cache_path, read_samples
 
 CACHE_VERSION = 2
 # The index lists are padded with this input, which has no weights in any layout: 768 rows, or
@@ -38,7 +35,7 @@ class Positions:
     them: np.ndarray  # int16 (n, 32 or 64): ... of the other side's perspective
     score: np.ndarray  # float32 (n,): the teacher's centipawns
     result: np.ndarray  # float32 (n,): 1 won, 0.5 drawn, 0 lost
-    source: np.ndarray  # int32 (n,): which file, in file order (see tune.split)
+    source: np.ndarray  # int32 (n,): which file, in file order (see text.split)
 
     def __len__(self) -> int:
         return len(self.score)
@@ -88,10 +85,9 @@ def index_lists(codes: np.ndarray, white_to_move: np.ndarray,
     n = len(codes)
     rows, square = np.nonzero(codes)
     piece = codes[rows, square].astype(np.int64) - 1
-    colour, kind = piece // 6, piece % 6  # colour 0 White
-    # Black's perspective flips the board vertically and swaps the colours.
-    white_view = colour * 384 + kind * 64 + square
-    black_view = (1 - colour) * 384 + kind * 64 + (square ^ 56)
+    white_piece, kind = piece < 6, piece % 6
+    white_view = nn.feature_index(kind, square, white_piece, True)
+    black_view = nn.feature_index(kind, square, white_piece, False)
     counts = np.bincount(rows, minlength=n)
     if counts.max(initial=0) > nn.MAX_ACTIVE:
         raise ValueError(f"a position has more than {nn.MAX_ACTIVE} men")
@@ -116,7 +112,7 @@ def index_lists(codes: np.ndarray, white_to_move: np.ndarray,
 
 
 def positions_from_records(records: np.ndarray, source: int = 0, buckets: int = 1) -> Positions:
-    """Chunk records (scripts/chunks.py) as the network sees them (side to move's view)."""
+    """Chunk records (scripts/training/data/chunks.py) as the network sees them (side to move's view)."""
     stm_white = (records["flags"] & 1).astype(bool)
     us, them = index_lists(chunks.piece_codes(records), stm_white, buckets)
     white_score = records["score"].astype(np.float32)
@@ -169,6 +165,13 @@ class ChunkStream:
             parts.append(part)
             count += len(part)
         return concatenate(parts)
+
+
+def mirror_files(inputs: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``inputs`` with the board of each of ``rows`` (bool, one per position) mirrored from the
+    a-file to the h-file: a square's file is its index's low three bits."""
+    flip = rows[:, None] & (inputs != PAD)
+    return np.where(flip, inputs ^ 7, inputs)
 
 
 def concatenate(parts: list[Positions]) -> Positions:

@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 """The statistics of a match: score, logistic Elo with error bars, likelihood of superiority, and
 the sequential probability ratio test (SPRT) that stops a match once it is decided.
 
-Plain functions of the win/draw/loss counts, used by scripts/match.py and its tests.
+Plain functions of the win/draw/loss counts, used by scripts/matches/match.py and its tests.
 """
 from __future__ import annotations
 

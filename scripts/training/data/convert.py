@@ -1,8 +1,8 @@
-#!/usr/bin/env python3
-"""Converts version-1 chunks (40-byte records) into version 2 (game chains, scripts/chunks.py).
+"""Converts version-1 chunks (40-byte records) into version 2 (game chains,
+scripts/training/data/chunks.py).
 
-    .venv/bin/python scripts/convert_chunks.py OUT                 # the data folder's chunks into OUT
-    .venv/bin/python scripts/convert_chunks.py OUT FOLDER_OR_CHUNK ...
+    .venv/bin/python -m scripts.training.data.convert OUT      # the data folder's chunks into OUT
+    .venv/bin/python -m scripts.training.data.convert OUT FOLDER_OR_CHUNK ...
 
 A version-1 chunk holds whole games' kept positions in order, without the positions between them
 that were not kept (checks, captures, promotions, mate scores, duplicates). Two consecutive
@@ -18,17 +18,13 @@ their originals; chunks already in OUT, and version-2 ones, are left alone.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
 import chess
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import chunks  # noqa: E402
+from scripts.training.data import chunks, codec
 
 MAX_GAP = 8  # plies between two records that are worth a search
 BUDGET = 400  # nodes a search may visit
@@ -154,14 +150,14 @@ def chains_of(records: np.ndarray) -> list[tuple[np.ndarray, list[int], list[int
             path = _Bridge(board, targets[i], record).search(gap) if 1 <= gap <= MAX_GAP else None
             if path is not None:
                 _, entries, scores, indices = chains[-1]
-                entries[-1] = chunks.move_entry(path[0], True)
-                entries.extend(chunks.move_entry(move, False) for move in path[1:])
-                entries.append(chunks.KEPT)
+                entries[-1] = codec.move_entry(path[0], True)
+                entries.extend(codec.move_entry(move, False) for move in path[1:])
+                entries.append(codec.KEPT)
                 scores.append(score)
                 indices.append(i)
                 continue
         board = chunks.board_of(record)
-        chains.append((chunks.start_of(board, result), [chunks.KEPT], [score], [i]))
+        chains.append((chunks.start_of(board, result), [codec.KEPT], [score], [i]))
     return chains
 
 
@@ -183,7 +179,7 @@ def convert(records: np.ndarray) -> chunks.Chains:
             if wrong[indices].any():
                 for i in indices:
                     result.add(chunks.start_of(chunks.board_of(records[i]), int(records[i]["result"])),
-                               [chunks.KEPT], [int(records[i]["score"])])
+                               [codec.KEPT], [int(records[i]["score"])])
             else:
                 result.add(start, entries, scores)
         back = chunks.decode(*result.arrays())

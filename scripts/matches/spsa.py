@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 """Tunes the search's parameters by games: SPSA, as fishtest does it.
 
-    .venv/bin/python scripts/spsa.py --tc 1.2+0.012 --iterations 2000 --state out/spsa.json
-    .venv/bin/python scripts/spsa.py --state out/spsa.json --show      # the values so far
+    .venv/bin/python -m scripts.matches.spsa --tc 1.2+0.012 --iterations 2000 --state out/spsa.json
+    .venv/bin/python -m scripts.matches.spsa --state out/spsa.json --show      # the values so far
 
 Each iteration draws a random sign for every tuned parameter (engine/params.py PARAMETERS, those
 with a step), plays the engine with the values moved up by c_k steps against the engine with them
@@ -23,13 +22,10 @@ import random
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from engine.params import PARAMETERS, Parameter
+from scripts.matches import match
 
-import match  # noqa: E402
-from engine.params import PARAMETERS, Parameter  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_OPENINGS = ROOT.parent / "shared" / "data" / "openings" / "8moves_v3_sample992.epd"
 
 

@@ -1,9 +1,9 @@
-#!/usr/bin/env python3
-"""Generates training positions at scale: Stockfish self-play into binary chunks (scripts/chunks.py).
+"""Generates training positions at scale: Stockfish self-play into binary chunks
+(scripts/training/data/chunks.py).
 
-    .venv/bin/python scripts/gen_data.py                  # run until stopped, 2 workers
-    .venv/bin/python scripts/gen_data.py --status         # how many positions there are
-    chrt --idle 0 nice -n 19 .venv/bin/python scripts/gen_data.py > /tmp/gen_data.log 2>&1 &
+    .venv/bin/python -m scripts.training.data.generate                  # run until stopped, 2 workers
+    .venv/bin/python -m scripts.training.data.generate --status         # how many positions there are
+    chrt --idle 0 nice -n 19 .venv/bin/python -m scripts.training.data.generate > /tmp/gen_data.log 2>&1 &
 
 Each worker process drives one teacher (Stockfish, one thread) over a raw UCI pipe: it plays a
 game from a random opening of the EPD file (or, in a share ``--chess960`` of the games, one of the
@@ -21,7 +21,7 @@ it sends ``position fen <a position after a capture or pawn move> moves <the mov
 search at 100 plies), reads the answer as raw bytes and looks only at the last score, never asks
 python-chess for legal moves during the game (checkmate and stalemate come from ``bestmove
 (none)``, repetitions from the Zobrist keys it computes anyway), and keeps the game as its chain
-(scripts/chunks.py, version 2): the start position, a 16-bit entry a position (the move played,
+(scripts/training/data/chunks.py, version 2): the start position, a 16-bit entry a position (the move played,
 whether the position is kept), and the kept positions' keys and scores.
 
 The parent process alone writes: a kept position whose Zobrist key is already in a chunk (or in
@@ -50,12 +50,9 @@ from pathlib import Path
 import chess
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import chunks  # noqa: E402
-from make_data import DEFAULT_OPENINGS, load_openings  # noqa: E402  (the same openings as make_data)
-from build_teacher import default_teacher  # noqa: E402
+from scripts.training.data import chunks, codec
+from scripts.training.data.make_text import DEFAULT_OPENINGS, load_openings  # make_text's openings
+from scripts.training.data.teacher import default_teacher
 
 DEFAULT_NODES = 1000  # 620-1,200 positions/s on 2 idle cores by machine; 1500: ~450, 5000: ~170 (the search dominates)
 MATE = 30000  # a mate score, as the worker handles it (never stored)
@@ -135,7 +132,7 @@ class RawTeacher:
 def play_game(teacher: RawTeacher, rng: random.Random, openings: list[str],
               args: argparse.Namespace, key_and_check) -> tuple[tuple[bytes, ...] | None, int, int]:
     """One self-play game; (its chain as (start, entries, keys, scores) bytes: the start
-    position with the result, an entry a position (scripts/chunks.py), the keys and scores of
+    position with the result, an entry a position (scripts/training/data/chunks.py), the keys and scores of
     the kept positions; None if none is kept), searches made, plies played)."""
     chess960 = rng.random() < args.chess960
     # Chess960 games start from one of the 960 start positions: the pieces on home squares the
@@ -170,7 +167,7 @@ def play_game(teacher: RawTeacher, rng: random.Random, openings: list[str],
     keys: list[int] = []  # the kept positions'
     scores: list[int] = []
     searches, decisive, drawish = 0, 0, 0
-    entry = chunks.move_entry
+    entry = codec.move_entry
     is_capture, push, from_uci = board.is_capture, board.push, chess.Move.from_uci
     start_ply = board.ply()
     result = 1
@@ -312,7 +309,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="stop once the folder holds this many (default: run until stopped)")
     parser.add_argument("--workers", type=int, default=2, help="worker processes, one teacher each")
     parser.add_argument("--teacher", default=default_teacher(),
-                        help="UCI command of the teacher (default: scripts/build_teacher.py's build if there is "
+                        help="UCI command of the teacher (default: scripts/training/data/teacher.py's build if there is "
                              "one, else /usr/games/stockfish)")
     parser.add_argument("--nodes", type=int, default=DEFAULT_NODES, help="teacher nodes per move")
     parser.add_argument("--hash", type=int, default=16, help="teacher hash, MB")
@@ -410,7 +407,7 @@ def main(argv: list[str] | None = None) -> None:
                 fresh[i] = False  # in this chunk already, or earlier in this game
             else:
                 pending_keys.add(key)
-        entries[np.flatnonzero(entries & chunks.KEPT)[~fresh]] ^= chunks.KEPT
+        entries[np.flatnonzero(entries & codec.KEPT)[~fresh]] ^= codec.KEPT
         if fresh.any():
             pending.add(start, entries, np.frombuffer(score_bytes, dtype="<i2")[fresh])
             pending_key_arrays.append(game_keys[fresh])
@@ -422,7 +419,7 @@ def main(argv: list[str] | None = None) -> None:
         if not len(pending):
             return
         header = {"teacher": teacher_name, "nodes": args.nodes, "games": pending_games,
-                  "generator": "scripts/gen_data.py", "random_plies": args.random_plies,
+                  "generator": "scripts/training/data/generate.py", "random_plies": args.random_plies,
                   "min_random_plies": args.min_random_plies,
                   "play_out": args.play_out, "chess960": args.chess960, "seed": seed,
                   "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}

@@ -1,18 +1,18 @@
-#!/usr/bin/env python3
 """Builds a training set of quiet positions from engine self-play (seeded and resumable).
 
-    .venv/bin/python scripts/make_data.py --out data/sf5k.txt --positions 1000000
+    .venv/bin/python -m scripts.training.data.make_text --out data/sf5k.txt --positions 1000000
 
 The teacher (Debian's Stockfish by default) plays itself at a fixed node count from the 8-move
 openings, after a few random plies so that games differ; with ``--player`` another engine (Brudno:
-``--player scripts/brudno``) plays the games and the teacher only labels its positions. Every position it reaches is kept if
-it is quiet (not in check, and the teacher's best move neither captures nor promotes), is not
-decided by a mate score, has more than ``--min-pieces`` men (no tablebase endings) and was not
-kept before. Each is labelled with the teacher's score and the game's result (scripts/dataset.py
-has the format). Game k is played from seed (seed, k), so a run stopped at any point and started
+``--player scripts/brudno``) plays the games and the teacher only labels its positions. Every
+position it reaches is kept if it is quiet (not in check, and the teacher's best move neither
+captures nor promotes), is not decided by a mate score, has more than ``--min-pieces`` men (no
+tablebase endings) and was not kept before. Each is labelled with the teacher's score and the
+game's result (scripts/training/data/text.py has the format). Game k is played from seed (seed, k), so a run stopped at any point and started
 again with the same arguments carries on where it stopped, and adds the same positions.
 
-The teacher's scores are data: the evaluation and its trainer (scripts/tune.py) are Brudno's own.
+The teacher's scores are data: the evaluation and its trainer (scripts/training/tune.py) are
+Brudno's own.
 """
 from __future__ import annotations
 
@@ -27,11 +27,9 @@ from pathlib import Path
 
 import chess
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from scripts.training.data.text import Sample, parse_line, position_id
 
-from dataset import Sample, parse_line, position_id  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_OPENINGS = ROOT.parent / "shared" / "data" / "openings" / "8moves_v3_sample992.epd"
 MATE_CP = 100_000  # a mate score, as this script stores it internally
 

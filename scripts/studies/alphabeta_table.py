@@ -1,8 +1,8 @@
 """Minimax against alpha-beta on a chess position, as in German Wikipedia's "Alpha-Beta-Suche".
 
-    python scripts/alphabeta_table.py [--fen FEN] [--depth D] [--json] [--plot PATH | --no-plot]
+    python -m scripts.studies.alphabeta_table [--fen FEN] [--depth D] [--json] [--plot PATH | --no-plot]
                                       [--tree PATH [--tree-search ordered|plain]]
-    python scripts/alphabeta_table.py --techniques [--fen FEN] [--bench] [--depth D]
+    python -m scripts.studies.alphabeta_table --techniques [--fen FEN] [--bench] [--depth D]
                                       [--evaluation network|classical] [--json]
                                       [--plot PATH | --no-plot]
 
@@ -39,21 +39,19 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import chess
 
-import chess  # noqa: E402
-
-from engine.perft import KIWIPETE  # noqa: E402
+from engine.perft import KIWIPETE
 # The techniques' rows and measurement; also named here for this script's callers and tests.
-from engine.techniques import (BASE, BRANCHING_PLIES, DEFAULT_NOTE, FULL,  # noqa: E402, F401
+from engine.techniques import (BASE, BRANCHING_PLIES, DEFAULT_NOTE, FULL,  # noqa: F401
                                TECHNIQUES, Technique, TechniqueRow, compare_techniques,
                                mean_branching, mean_branching_factor, measure_technique,
                                minimal_tree, switched_search, technique_rows)
-from engine.textbook.drawing import chess_page  # noqa: E402
-from engine.textbook.games import ChessGame  # noqa: E402
-from engine.textbook.ordering import MvvLvaKillers  # noqa: E402
-from engine.textbook.recording import SearchTrace, trace_alphabeta, trace_ordered  # noqa: E402
-from engine.textbook.search import (PerfectOrdering, SearchResult, alphabeta,  # noqa: E402
+from engine.textbook.drawing import chess_page
+from engine.textbook.games import ChessGame
+from engine.textbook.ordering import MvvLvaKillers
+from engine.textbook.recording import SearchTrace, trace_alphabeta, trace_ordered
+from engine.textbook.search import (PerfectOrdering, SearchResult, alphabeta,
                                     minimax, ordered_alphabeta)
 
 DEFAULT_POSITIONS = (("Kiwipete", KIWIPETE), ("Start position", chess.STARTING_FEN))

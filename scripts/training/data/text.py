@@ -1,4 +1,6 @@
-"""The training-data format, shared by scripts/make_data.py (writer), the trainers and the tests.
+"""The text format of training data (scripts/training/data/make_text.py writes it; the classical
+tuner reads only this, the network trainer this or chunks), and its split into training and
+validation sets.
 
 One position a line, plain text so that any tool can read it:
 
@@ -12,9 +14,15 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, TextIO
+from typing import Iterable, Iterator, TextIO, TypeVar
 
 import chess
+import numpy as np
+
+
+# Positions read from text files in file order: the classical tuner's coefficient rows or the
+# network's index lists, each with its ``source`` (the file's number) and ``take``.
+Split = TypeVar("Split")
 
 
 @dataclass(frozen=True)
@@ -78,3 +86,17 @@ def cache_path(paths: list[Path], key: str, suffix: str) -> Path:
     stats = [(str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in paths]
     tag = hashlib.sha1(f"{stats}-{key}".encode()).hexdigest()[:12]
     return paths[0].with_name(f"{paths[0].name}.{tag}.{suffix}")
+
+
+def split(data: Split, share: float, block: int = 1000, seed: int = 1) -> tuple[Split, Split]:
+    """Training and validation sets. Positions of one game are alike and share its result, so the
+    validation set is made of whole games: the positions come in blocks of ``block`` consecutive
+    lines of a file (about 15 games), and a seeded ``share`` of the blocks is held out."""
+    source = np.zeros(len(data), dtype=np.int64) if data.source is None else data.source.astype(np.int64)
+    first = np.r_[0, np.flatnonzero(np.diff(source)) + 1]
+    line = np.arange(len(data)) - np.repeat(first, np.diff(np.r_[first, len(data)]))
+    blocks = source * (1 << 40) + line // block
+    unique, inverse = np.unique(blocks, return_inverse=True)
+    held_out = np.random.default_rng(seed).random(len(unique)) < share
+    mask = held_out[inverse]
+    return data.take(~mask), data.take(mask)

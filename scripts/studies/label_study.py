@@ -1,12 +1,11 @@
-#!/usr/bin/env python3
 """How good are the generator's labels? Node-limited teacher scores against a deep search.
 
-    .venv/bin/python scripts/label_study.py [--positions 2000] [--depth 14] [--nodes 250 500 1000 2000 4000] [--max-men 12]
+    .venv/bin/python -m scripts.studies.label_study [--positions 2000] [--depth 14] [--nodes 250 500 1000 2000 4000] [--max-men 12]
 
 Takes held-out positions of the data folder (the trainer's validation chunks: every tenth), labels
 each again with the teacher (Stockfish) at a fixed depth as the reference, and at several node
 counts, each search from an empty hash; then prints, on the trainer's scale (sigmoid(K_t *
-score / 400), K_t fitted to the games' results as scripts/train.py does), the mean squared error
+score / 400), K_t fitted to the games' results as scripts/training/train.py does), the mean squared error
 against the reference of: each node count, the label stored in the chunk (1,000 nodes with the
 hash warm from the game's previous moves), and the shipped network. The labels' noise beside the
 network's own error says whether cheaper labels (more positions an hour) could pay; games decide.
@@ -22,12 +21,9 @@ import chess
 import chess.engine
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import chunks  # noqa: E402
-from engine import network as nn  # noqa: E402
-from tune import fit_scale, sigmoid  # noqa: E402
+from engine import network as nn
+from scripts.training.data import chunks
+from scripts.training.labels import fit_scale, sigmoid
 
 MATE_CP = 2000  # a mate score on the centipawn scale (far on the sigmoid's flat part)
 

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Plays matches between two UCI engines and reports the score, Elo and SPRT.
 
 The runner keeps a real clock for each side (the wall time of every move is
@@ -9,14 +8,14 @@ and crashed or hung engines are reported per engine and written into the PGN.
 
 Example::
 
-    scripts/match.py --engine1 scripts/brudno --option1 Hash=32 \\
+    scripts/matches/match.py --engine1 scripts/brudno --option1 Hash=32 \\
         --engine2 /usr/games/stockfish --option2 UCI_LimitStrength=true \\
         --option2 UCI_Elo=1350 --tc 10+0.1 --games 100 --concurrency 2 \\
         --openings ../shared/data/openings/8moves_v3_sample992.epd \\
         --pgn out/match.pgn --sprt 0 10
 
 The clock accounting and opening schedule are plain functions at the top, so tests can import
-them; the statistics (score, Elo with error bars, SPRT) are in scripts/match_stats.py.
+them; the statistics (score, Elo with error bars, SPRT) are in scripts/matches/stats.py.
 """
 from __future__ import annotations
 
@@ -39,7 +38,7 @@ import chess
 import chess.engine
 import chess.pgn
 
-from match_stats import (elo_estimate, likelihood_of_superiority, score_fraction, sprt_bounds,
+from scripts.matches.stats import (elo_estimate, likelihood_of_superiority, score_fraction, sprt_bounds,
                          sprt_decision, sprt_llr)
 
 

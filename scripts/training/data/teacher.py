@@ -1,15 +1,14 @@
-#!/usr/bin/env python3
 """Builds the data generator's teacher, Stockfish 15.1, for this machine's CPU.
 
-    .venv/bin/python scripts/build_teacher.py        # into ~/.local/share/brudno/teacher/stockfish
+    .venv/bin/python -m scripts.training.data.teacher        # into ~/.local/share/brudno/teacher/stockfish
 
 Debian's Stockfish 15.1 is compiled for any x86-64 (SSE2); built from the same source for the
 CPU it runs on (AVX2, AVX-512, VNNI: the ``ARCH`` its Makefile offers) it searches the same tree
 faster, so the generator makes more positions an hour with the same labels. The build exports
 the network from the installed Stockfish (``export_net``: no download), compiles the ``sf_15.1``
 tag with ``make build ARCH=...``, and keeps the binary only if its ``bench`` visits exactly as
-many nodes as the installed one's (the same search, move for move). scripts/gen_data.py uses the
-built teacher when it is there (``default_teacher``).
+many nodes as the installed one's (the same search, move for move). The generator
+(scripts/training/data/generate.py) uses the built teacher when it is there (``default_teacher``).
 """
 from __future__ import annotations
 
@@ -19,13 +18,10 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from chunks import data_folder  # noqa: E402
+from scripts.training.data.chunks import data_folder
 
 SOURCE = "https://github.com/official-stockfish/Stockfish.git"
 TAG = "sf_15.1"

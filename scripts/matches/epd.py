@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Runs a UCI engine over an EPD test suite and reports how many it solves.
 
 Plain suites (Bratko-Kopec, ECM) are scored by their ``bm`` / ``am``
@@ -10,9 +9,9 @@ theme (the theme is the ``id`` without its number, e.g. "STS(v1.0) Undermine").
 
 Example::
 
-    scripts/epd.py --engine scripts/brudno --movetime 1 \\
+    scripts/matches/epd.py --engine scripts/brudno --movetime 1 \\
         ../shared/data/tactics/bratko_kopec_test.epd
-    scripts/epd.py --engine /usr/games/stockfish --depth 6 --concurrency 2 \\
+    scripts/matches/epd.py --engine /usr/games/stockfish --depth 6 --concurrency 2 \\
         ../shared/data/tactics/STS1-STS15_LAN_v3.epd
 """
 from __future__ import annotations
@@ -30,7 +29,7 @@ from typing import Dict, List, Optional, Sequence, TextIO, Tuple
 import chess
 import chess.engine
 
-from match import EngineSpec, EngineStartError, Player, parse_options
+from scripts.matches.match import EngineSpec, EngineStartError, Player, parse_options
 
 MAX_POINTS = 10
 

@@ -1,7 +1,7 @@
 """Minimax and alpha-beta on the lecture's toy games, printed step by step and drawn.
 
-    python scripts/textbook.py tree [--start-at-zero] [--svg PATH] [--html PATH]
-    python scripts/textbook.py matchsticks [N] [--svg PATH] [--html PATH]
+    python -m scripts.studies.textbook tree [--start-at-zero] [--svg PATH] [--html PATH]
+    python -m scripts.studies.textbook matchsticks [N] [--svg PATH] [--html PATH]
 
 `tree` prints the minimax value of every inner position of the 31-position binary tree,
 then the alpha-beta trace (one line per visited position), the result and the positions
@@ -22,14 +22,12 @@ import argparse
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from engine.textbook.drawing import Panel, tree_page, tree_svg  # noqa: E402
-from engine.textbook.games import (TREE_FIRST_LEAF, TREE_MAX_VALUE, TREE_MIN_VALUE,  # noqa: E402
+from engine.textbook.drawing import Panel, tree_page, tree_svg
+from engine.textbook.games import (TREE_FIRST_LEAF, TREE_MAX_VALUE, TREE_MIN_VALUE,
                                    TREE_SIZE, BinaryTree, Matchsticks)
-from engine.textbook.recording import MovePath  # noqa: E402
-from engine.textbook.recording import trace_alphabeta, trace_minimax  # noqa: E402
-from engine.textbook.search import SearchResult, alphabeta, minimax  # noqa: E402
+from engine.textbook.recording import MovePath
+from engine.textbook.recording import trace_alphabeta, trace_minimax
+from engine.textbook.search import SearchResult, alphabeta, minimax
 
 
 def tree_values() -> dict[int, int]:

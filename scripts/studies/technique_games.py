@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 """What each technique of the search is worth in games: the full search with one technique
 switched off (through BRUDNO_PARAMS, by the parameters' off values) against the full search.
 
-    .venv/bin/python scripts/technique_games.py --tc 1.2+0.012 --games 100 --out out/techniques.json
+    .venv/bin/python -m scripts.studies.technique_games --tc 1.2+0.012 --games 100 --out out/techniques.json
 
 Prints a Markdown row a technique as its match ends, and keeps the results in ``--out`` (a
 stopped run resumes with the techniques not played yet). Iterative deepening is not among them:
@@ -11,9 +10,9 @@ it is a switch of the Python search (Search.iterative_deepening), not a paramete
 ``--plot PATH`` then draws the results (played or recorded: a technique in ``--out`` is not played
 again) as bars of worth with their 95 % intervals, beside the share of nodes each saves from
 ``--saves`` (a JSON object {technique: share}, or the rows of
-``scripts/alphabeta_table.py --techniques --json``):
+``scripts/studies/alphabeta_table.py --techniques --json``):
 
-    .venv/bin/python scripts/technique_games.py --out docs/techniques-games.json \
+    .venv/bin/python -m scripts.studies.technique_games --out docs/techniques-games.json \
         --saves docs/techniques-saves.json --plot docs/techniques-worth.png
 """
 
@@ -26,15 +25,11 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from engine.params import PARAMETERS
+from scripts.matches import match
+from scripts.matches.stats import elo_estimate
 
-import match  # noqa: E402
-from match_stats import elo_estimate  # noqa: E402
-
-from engine.params import PARAMETERS  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_OPENINGS = ROOT.parent / "shared" / "data" / "openings" / "8moves_v3_sample992.epd"
 
 

@@ -1,11 +1,10 @@
-#!/usr/bin/env python3
 """Held-out loss against training positions: does more data still pay?
 
-    .venv/bin/python scripts/data_scaling.py                         # 0.5M, 1M, 2M, 4M, all
-    .venv/bin/python scripts/data_scaling.py --sizes 1e6 0 --plot docs/data-scaling.png  # 0: all
-    .venv/bin/python scripts/data_scaling.py --sizes --plot docs/data-scaling.png        # plot only
+    .venv/bin/python -m scripts.studies.data_scaling                         # 0.5M, 1M, 2M, 4M, all
+    .venv/bin/python -m scripts.studies.data_scaling --sizes 1e6 0 --plot docs/data-scaling.png  # 0: all
+    .venv/bin/python -m scripts.studies.data_scaling --sizes --plot docs/data-scaling.png        # plot only
 
-Each size is one run of scripts/train.py from random weights on the first N positions of the data
+Each size is one run of scripts/training/train.py from random weights on the first N positions of the data
 folder (whole chunks: ``--limit``), with the same settings at every size; the validation set is
 the same in every run (train.py holds out the same chunks while the folder only grows). A size
 already measured (its line in ``--results``) is not run again, so a run that was stopped resumes;
@@ -21,11 +20,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from scripts.training.data import chunks
 
-import chunks  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_RESULTS = Path.home() / ".local" / "share" / "brudno" / "scaling" / "results.jsonl"
 
 
@@ -38,13 +35,13 @@ def measured(path: Path) -> list[dict]:
 def run(size: int | None, args: argparse.Namespace) -> dict:
     """One training run; its training positions and best validation loss."""
     out = args.results.parent / f"net-h{args.hidden}-{size or 'all'}.npz"
-    command = [sys.executable, str(ROOT / "scripts" / "train.py"), "--epochs", str(args.epochs),
+    command = [sys.executable, "-m", "scripts.training.train", "--epochs", str(args.epochs),
                "--output-buckets", str(args.output_buckets), "--hidden", str(args.hidden),
                "--out", str(out)]
     if size is not None:
         command += ["--limit", str(size)]
     lines = []
-    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as process:
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=ROOT) as process:
         for line in process.stdout:
             print(line, end="", flush=True)
             lines.append(line)

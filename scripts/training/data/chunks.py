@@ -1,7 +1,7 @@
 """The binary chunk format of the training data: the one reader and writer of it.
 
-scripts/gen_data.py writes chunks, scripts/train.py streams them, the tests check the round trip.
-A chunk is one file holding whole games' positions (so that validation can hold out whole chunks):
+scripts/training/data/generate.py writes chunks, scripts/training/train.py streams them, the tests
+check the round trip. A chunk is one file holding whole games' positions (so that validation can hold out whole chunks):
 
     b"BRDNCHNK"                 8 bytes, the magic
     uint32 little-endian        version (1 or 2)
@@ -40,9 +40,9 @@ position as the generator writes them (1.4 entries a kept position):
     n scores, int16             the kept positions' scores, in chain order
 
 A chain may start at any position, so any sequence of records has a version-2 form (a chain a
-record at worst: 40 bytes); the generator writes a chain a game, and scripts/convert_chunks.py
+record at worst: 40 bytes); the generator writes a chain a game, and scripts/training/data/convert.py
 chains version-1 records by finding the moves between them. Keys are not stored: the decoder
-(scripts/chain_replay.py) replays the moves and updates the key move by move.
+(scripts/training/data/codec.py) replays the moves and updates the key move by move.
 
 Files are written to a temporary name and renamed, so a chunk is either whole or absent, whenever
 the writer is stopped.
@@ -61,6 +61,8 @@ from typing import Iterator
 
 import chess
 import numpy as np
+
+from scripts.training.data import codec
 
 MAGIC = b"BRDNCHNK"
 VERSION = 2  # what write_chains writes (write_chunk writes version 1)
@@ -87,8 +89,6 @@ START = np.dtype([("occupancy", "<u8"), ("pieces", "u1", (16,)), ("castling", "<
                   ("flags", "u1"), ("ep", "u1"), ("halfmove", "u1"), ("fullmove", "<u2"),
                   ("result", "u1"), ("length", "<u4")])
 assert START.itemsize == 36
-KEPT = 1 << 14  # an entry's bit: the position is kept (a record)
-_PROMOTION_CODE = {chess.KNIGHT: 0, chess.BISHOP: 1, chess.ROOK: 2, chess.QUEEN: 3}
 
 # Castling right bits as python-chess's castling_rights mask has them (standard chess).
 _CASTLING = ((chess.BB_H1, 2), (chess.BB_A1, 4), (chess.BB_H8, 8), (chess.BB_A8, 16))
@@ -277,17 +277,6 @@ def board_of_start(start: np.void | np.ndarray) -> chess.Board:
     return board
 
 
-def move_entry(move: chess.Move | None, kept: bool) -> int:
-    """A chain's entry for a position: the move played from it (None for a chain's last
-    position) and whether the position is kept."""
-    entry = KEPT if kept else 0
-    if move is not None:
-        entry |= move.from_square | move.to_square << 6
-        if move.promotion:
-            entry |= _PROMOTION_CODE[move.promotion] << 12
-    return entry
-
-
 class Chains:
     """Game chains collected for a version-2 chunk."""
 
@@ -302,12 +291,12 @@ class Chains:
 
     def add(self, start: np.ndarray | bytes, entries, scores) -> None:
         """A chain: its start (``start_of``, or its bytes), an entry for each of its positions
-        (``move_entry``) and the scores of the kept ones (cp, White's view)."""
+        (``codec.move_entry``) and the scores of the kept ones (cp, White's view)."""
         start = np.frombuffer(start, dtype=START) if isinstance(start, bytes) else start
         start = np.array(start, dtype=START).reshape(1)
         entries = np.asarray(entries, dtype="<u2")
         scores = np.clip(np.asarray(scores), -SCORE_LIMIT, SCORE_LIMIT).astype("<i2")
-        if not len(entries) or np.count_nonzero(entries & KEPT) != len(scores):
+        if not len(entries) or np.count_nonzero(entries & codec.KEPT) != len(scores):
             raise ValueError("a chain needs a position, and a score for each kept one")
         start["length"] = len(entries)
         self.starts.append(start)
@@ -410,8 +399,7 @@ def read_chains(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def decode(starts: np.ndarray, entries: np.ndarray, scores: np.ndarray,
            keys_only: bool = False) -> np.ndarray:
     """The records (a RECORD array) of the kept positions of chains, or with ``keys_only``
-    just their keys (uint64): the moves replayed (scripts/chain_replay.py)."""
-    from chain_replay import replay  # numba, compiled on first use: only version 2 needs it
+    just their keys (uint64): the moves replayed (scripts/training/data/codec.py)."""
 
     n = len(scores)
     records = np.zeros(0 if keys_only else n, dtype=RECORD)
@@ -425,7 +413,7 @@ def decode(starts: np.ndarray, entries: np.ndarray, scores: np.ndarray,
         raise ValueError("the chains' lengths do not match their entries")
     # Copies: contiguous and writable whatever the caller's arrays are (numba compiles the kernel
     # again for each kind of array it meets).
-    found = replay(*(starts[name].copy() for name in ("occupancy", "pieces", "castling", "flags", "ep",
+    found = codec.replay(*(starts[name].copy() for name in ("occupancy", "pieces", "castling", "flags", "ep",
                                                       "halfmove", "fullmove", "result")),
                    lengths, np.array(entries, dtype=np.uint16), bool(keys_only), occupancy, pieces,
                    keys, fields["flags"], fields["ep"], fields["halfmove"], fields["fullmove"],

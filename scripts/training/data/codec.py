@@ -1,26 +1,29 @@
-"""Replaying game chains (version-2 chunks, scripts/chunks.py) into record fields, in numba.
+"""The codec of version-2 chunks (scripts/training/data/chunks.py): a position's 16-bit entry
+in a game chain, and the replay of chains into the fields of records.
 
-A chain is a start position and a 16-bit entry for each of its positions: the move played from it
-(origin | target << 6 | promotion << 12, promotion 0..3 knight..queen, read only when a pawn
-reaches the last rank) and whether the position is kept (``KEPT``). The kernel plays the moves
-with the search's own make-move (engine/bitmove.py: bitboards, castling rights, the key updated
-from the parent's, the en passant square when a capture there is legal) and writes the fields of
-version 1's records for the kept positions, so both versions read back as the same records.
-python-chess's ``push`` would take about 20 µs a ply; this takes well under one.
+An entry names the move played from its position (origin | target << 6 | promotion << 12,
+promotion 0..3 knight..queen, read only when a pawn reaches the last rank; castling as
+python-chess writes it) and whether the position is kept (``KEPT``). ``move_entry`` writes one
+from a python-chess move; ``entry_move`` reads it back as the engine's move code
+(engine/movecode.py) in its position, and ``replay`` plays the moves with the search's own
+make-move (engine/bitmove.py: bitboards, castling rights, the key updated from the parent's, the
+en passant square when a capture there is legal), writing the fields of the kept positions'
+records. python-chess's ``push`` would take about 20 µs a ply; this takes well under one.
 """
 from __future__ import annotations
 
 import hashlib
 from pathlib import Path
 
+import chess
 import numpy as np
 from numba import njit
 
 from engine import kernel_cache, movecode
 from engine.bitboards import BACK_RANK, U0, U1, lsb
 from engine.bitmove import child
-from engine.zobrist import _key_kernel
-
+from engine.movegen import PROMOTION_RANKS, piece_kind
+from engine.zobrist import key_kernel
 
 _HERE = Path(__file__).resolve()
 
@@ -32,15 +35,50 @@ def clear_stale_cache(cache: Path = _HERE.parent / "__pycache__") -> bool:
     file: a cache compiled against an older engine decoded garbage. engine/kernel_cache.py does
     the same for the engine's own kernels."""
     digest = kernel_cache.source_digest() + hashlib.sha1(_HERE.read_bytes()).hexdigest()[:16]
-    return kernel_cache.clear_stale_cache(cache, digest, "chain_replay.digest", f"{_HERE.stem}.*")
+    return kernel_cache.clear_stale_cache(cache, digest, "codec.digest", f"{_HERE.stem}.*")
 
 
 clear_stale_cache()  # before numba looks for ``replay`` in its cache
 
-KEPT = 1 << 14
+KEPT = 1 << 14  # an entry's bit: the position is kept (a record)
+_FIRST_PROMOTION = chess.KNIGHT  # promotion codes 0..3 are knight, bishop, rook, queen
 NO_EP = 255
 CHESS960 = 32
-_LAST_RANKS = np.uint64(0xFF000000000000FF)
+
+
+def move_entry(move: chess.Move | None, kept: bool) -> int:
+    """A chain's entry for a position: the move played from it (None for a chain's last
+    position) and whether the position is kept."""
+    entry = KEPT if kept else 0
+    if move is not None:
+        entry |= move.from_square | move.to_square << 6
+        if move.promotion:
+            entry |= (move.promotion - _FIRST_PROMOTION) << 12
+    return entry
+
+
+@njit(cache=True, nogil=True, inline="always")
+def entry_move(entry, pawns, knights, bishops, rooks, queens, ours, theirs, ep_square):
+    """The engine's move code of the move that ``entry`` names in the position given (its
+    bitboards, the side to move's men ``ours`` and the other side's ``theirs``, the en passant
+    square or -1), or -1 when its origin holds no man of the side to move. (A king is never
+    taken in a game, so a victim is a pawn .. queen.)"""
+    origin = np.int64(entry & 63)
+    target = np.int64((entry >> 6) & 63)
+    from_bb = U1 << np.uint64(origin)
+    to_bb = U1 << np.uint64(target)
+    if not from_bb & ours:
+        return np.int64(-1)
+    mover = piece_kind(from_bb, pawns, knights, bishops, rooks, queens)
+    victim = 0
+    if to_bb & theirs:
+        victim = piece_kind(to_bb, pawns, knights, bishops, rooks, queens)
+    elif mover == 1 and target == ep_square:
+        victim = 1
+    promotion = 0
+    if mover == 1 and to_bb & PROMOTION_RANKS:
+        promotion = _FIRST_PROMOTION + ((entry >> 12) & 3)
+    return movecode.make(origin, target, np.int64(victim), np.int64(mover), np.int64(promotion))
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -90,8 +128,8 @@ def replay(occupancy, pieces, castling, flags, ep, halfmove, fullmove, result, l
         white_to_move = (flags[c] & 1) != 0
         chess960 = flags[c] & CHESS960
         ep_square = np.int64(-1) if ep[c] == NO_EP else np.int64(ep[c])
-        key = _key_kernel(p, n, b, r, q, k, white, rights, white_to_move,
-                          ep_square & 7 if ep_square >= 0 else np.int64(-1))[0]
+        key = key_kernel(p, n, b, r, q, k, white, rights, white_to_move,
+                         ep_square & 7 if ep_square >= 0 else np.int64(-1))[0]
         half = np.int64(halfmove[c])
         full = np.int64(fullmove[c])
         for i in range(length[c]):
@@ -106,8 +144,7 @@ def replay(occupancy, pieces, castling, flags, ep, halfmove, fullmove, result, l
                     while rest:
                         bit = rest & (~rest + U1)
                         rest ^= bit
-                        kind = (0 if p & bit else 1 if n & bit else 2 if b & bit else
-                                3 if r & bit else 4 if q & bit else 5)
+                        kind = piece_kind(bit, p, n, b, r, q) - 1  # a nibble: 0..5 White's
                         if not white & bit:
                             kind += 6
                         out_pieces[row, slot >> 1] |= kind << (4 * (slot & 1))
@@ -121,28 +158,11 @@ def replay(occupancy, pieces, castling, flags, ep, halfmove, fullmove, result, l
                 row += 1
             if i == length[c] - 1:
                 break
-            origin = np.int64(entry & 63)
-            target = np.int64((entry >> 6) & 63)
-            from_bb = U1 << np.uint64(origin)
-            to_bb = U1 << np.uint64(target)
             occupied = p | n | b | r | q | k
             ours = white if white_to_move else occupied & ~white
-            theirs = occupied & ~ours
-            if not from_bb & ours:
+            move = entry_move(entry, p, n, b, r, q, ours, occupied & ~ours, ep_square)
+            if move < 0:
                 return -1 - c
-            mover = (1 if p & from_bb else 2 if n & from_bb else 3 if b & from_bb else
-                     4 if r & from_bb else 5 if q & from_bb else 6)
-            victim = 0
-            if to_bb & theirs:
-                victim = (1 if p & to_bb else 2 if n & to_bb else 3 if b & to_bb else
-                          4 if r & to_bb else 5)
-            elif mover == 1 and target == ep_square:
-                victim = 1
-            promotion = 0
-            if mover == 1 and to_bb & _LAST_RANKS:
-                promotion = 2 + ((entry >> 12) & 3)
-            move = movecode.make(origin, target, np.int64(victim), np.int64(mover),
-                                 np.int64(promotion))
             (p, n, b, r, q, k, white, rights, key, _, ep_square, half) = child(
                 move, p, n, b, r, q, k, white, rights, white_to_move, key, ep_square, half)
             if not white_to_move:

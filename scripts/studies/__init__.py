@@ -1,0 +1,1 @@
+"""The studies behind the docs: tables, plots and fits, each a command line."""
