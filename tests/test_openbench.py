@@ -23,7 +23,8 @@ from engine.timeman import Limits
 from engine.uci import UciProtocol
 
 from scripts import openbench_build
-from scripts.training.data import chunks, openbench, positions
+from scripts.training.data import chunks, openbench
+from scripts.training.data import positions as training_positions
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -319,15 +320,15 @@ def test_converter_writes_chunks_the_trainer_reads(tmp_path: Path) -> None:
     # scores nor the move out of check); the second has no result; the third keeps all three.
     assert len(expected) == 9 and (games, positions, len(written)) == (2, 9, 1)
     header, _ = chunks.read_header(written[0])
-    assert header["version"] == 2 and header["generator"] == "scripts/openbench.py"
+    assert header["version"] == 2 and header["generator"] == "scripts/training/data/openbench.py"
     records = chunks.read_chunk(written[0])
     got = [(chunks.board_of(r).fen(), int(r["score"]), int(r["result"])) for r in records]
     assert got == expected
     # The same games again, from the archive: every position is in the folder already.
     assert openbench.convert([archive], out)[1] == 0
     # The trainer's reader takes the folder.
-    files = positions.chunk_files([out])
-    loaded = positions.ChunkStream(files).load(100)
+    files = training_positions.chunk_files([out])
+    loaded = training_positions.ChunkStream(files).load(100)
     assert len(loaded.score) == 9
 
 

@@ -34,7 +34,7 @@ import chess.pgn
 import numpy as np
 
 from engine.zobrist import position_key
-from scripts.training.data import chunks
+from scripts.training.data import chunks, codec
 
 SCORE = re.compile(r"([+-]?)(M?)(\d+(?:\.\d+)?)/(\d+)")
 RESULTS = {"1-0": 2, "1/2-1/2": 1, "0-1": 0}
@@ -109,8 +109,8 @@ def game_chain(game: chess.pgn.Game, seen: set[int], known: chunks.KeySet | None
         if not old and key not in seen:
             seen.add(key)
             kept[ply] = score
-    entries = [chunks.move_entry(move, ply in kept) for ply, move in enumerate(moves)]
-    entries.append(chunks.move_entry(None, False))  # the last position: no move played from it
+    entries = [codec.move_entry(move, ply in kept) for ply, move in enumerate(moves)]
+    entries.append(codec.move_entry(None, False))  # the last position: no move played from it
     return start, entries, list(kept.values())
 
 
@@ -172,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("inputs", nargs="+", type=Path, help=".pgn, .pgn.bz2 or .pgn.tar files")
     parser.add_argument("--out", type=Path, default=None,
-                        help="the chunk folder (default: the data folder, scripts/chunks.py)")
+                        help="the chunk folder (default: the data folder, scripts/training/data/chunks.py)")
     parser.add_argument("--chunk-size", type=int, default=CHUNK_SIZE,
                         help="kept positions a chunk")
     parser.add_argument("--prefix", default="openbench", help="the chunks' file names' start")
