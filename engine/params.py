@@ -6,7 +6,7 @@ parameter's slot in the `params` array (a module constant of its name: the kerne
 ``params[P.RAZOR + depth - 1]``), the array's length and defaults (KERNEL_PARAMS) and the tests'
 no-pruning oracle (`without_pruning`). Numba freezes module globals when it compiles, so the values
 travel as that array: a tuner changes them with no recompile. A new rule with a parameter is two
-edits: its declaration here and the rule that reads it (tests/test_search_parts.py adds one).
+edits: its declaration here and the rule that reads it (tests/test_parameters.py adds one).
 The rules that set a node's depth are in engine/depth_rules.py; the time rules, which read the
 array in Python, in engine/timeman.py. This module needs numpy only: the UCI loop imports it at
 once, before the kernels load.

@@ -26,7 +26,7 @@ UPPER = 2  # a fail-low: the true score is <= the stored score
 
 BYTES_PER_ENTRY = 16  # two uint64 words
 # Kept out of the Hash budget for the table's own Python objects, so that table and objects together
-# stay within it (tests/test_search_parts.py measures it).
+# stay within it (tests/test_transposition_table.py measures it).
 RESERVED_BYTES = 4096
 MAX_ENTRIES = (1 << 32) - 1  # the slot index scales the key's high 32 bits
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from engine.score import PIECE_VALUE
 from engine.see import see
-from tests.test_search_parts import random_board
+from tests.test_move_ordering import random_board
 
 
 def reference_see(board: chess.Board, move: chess.Move) -> int:

@@ -76,3 +76,24 @@ def test_keys_equal_polyglot_keys_and_checks_equal_python_chess_along_random_gam
         assert in_check == board.is_check()
         if board.ep_square is None or board.has_legal_en_passant():
             assert key == chess.polyglot.zobrist_hash(board)
+
+
+def test_position_key_is_equal_for_transpositions_and_differs_for_side_to_move():
+    a = chess.Board()
+    for uci in ("g1f3", "g8f6", "b1c3"):
+        a.push_uci(uci)
+    b = chess.Board()
+    for uci in ("b1c3", "g8f6", "g1f3"):
+        b.push_uci(uci)
+    assert position_key(a) == position_key(b)
+    c = a.copy()
+    c.turn = not c.turn
+    assert position_key(a) != position_key(c)
+
+
+
+def test_position_key_ignores_an_en_passant_square_without_capture():
+    a = chess.Board()
+    a.push_uci("e2e4")  # sets ep square e3, but no black pawn can take
+    b = chess.Board("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1")
+    assert position_key(a) == position_key(b)
