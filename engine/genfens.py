@@ -104,6 +104,27 @@ class Book:
             return None
 
 
+def search_score(evaluate: Callable[[chess.Board], int],
+                 depth: int) -> Callable[[chess.Board], int | None]:
+    """The check of `openings`: a search of ``depth`` plies with the engine's evaluation, from a
+    fresh table each time (whether a position is kept does not depend on the ones before); None
+    for a mate score."""
+    from engine.score import MATE_BOUND
+    from engine.search import Search
+    from engine.timeman import Limits
+    from engine.tt import TranspositionTable
+
+    search = Search(TranspositionTable(16))
+    search.evaluate = evaluate
+
+    def score(board: chess.Board) -> int | None:
+        search.tt.clear()
+        search.tables.clear()
+        value = search.run(board, Limits(depth=depth)).score
+        return None if abs(value) >= MATE_BOUND else value
+    return score
+
+
 def openings(request: Request, score: Callable[[chess.Board], int | None],
              book: Book | None = None) -> Iterator[chess.Board]:
     """``request.count`` distinct positions (fewer only if TRIES candidates a position do not

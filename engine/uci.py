@@ -362,19 +362,7 @@ class UciProtocol:
         evaluate = self.engine.evaluation()
         if evaluate is None:
             raise UciError("genfens needs the search, which could not be loaded")
-        from engine.search import Search
-        from engine.tt import TranspositionTable
-
-        search = Search(TranspositionTable(16))
-        search.evaluate = evaluate
-
-        def score(board: chess.Board) -> int | None:
-            # A fresh table each time: whether a position is kept does not depend on the ones before.
-            search.tt.clear()
-            search.tables.clear()
-            value = search.run(board, Limits(depth=request.depth)).score
-            return None if abs(value) >= MATE_BOUND else value
-
+        score = genfens.search_score(evaluate, request.depth)
         for board in genfens.openings(request, score, book):
             self.send(f"info string genfens {board.fen()}")
 
