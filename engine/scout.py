@@ -4,16 +4,19 @@
 A node with an open window (beta > alpha + 1) is a principal-variation node: its first move is
 searched with the window, every other one with a null window (Pearl's scout: does it beat alpha?)
 and again with the window if it does; it prunes nothing and takes no score from the table, and it
-keeps its line in ``pv``. Every other node may also prune. The steps of a node, numbered as in the
-textbook: the draw rules, mate-distance pruning, the table, the tablebases, the static evaluation,
-razoring, reverse futility and null move, internal iterative reduction, the staged move order of
-engine/movepick.py (hash move, captures, killers, quiet moves by history, losing captures: each
-stage listed when the search reaches it) with futility, late-move and SEE pruning and late-move
-reductions, mate and stalemate, the table's store; then quiescence (with quiet checks at its first
-ply), with the classical evaluation or the network. engine/search.py keeps the root and reads the
-tablebase files for the kernel (python-chess reads them: a call that meets a position it has no
-result for stops and asks for it, NEED_PROBE). The kernel reads a stop word every 1024 nodes, so
-that `stop` and the hard deadline end even a long call at once.
+keeps its line in ``pv``. Every other node may also prune. The steps of a node, numbered in
+`_search` as in the textbook (Ethereal's `search()`), each a flat block (those that do not recurse
+are inlined helpers): the horizon (1), the node's count (2), the draw rules (3), mate-distance
+pruning (4), the table (5), the tablebases (6), the static evaluation (7), razoring (8), reverse
+futility (9), null move (10), internal iterative reduction (11), the staged move order of
+engine/movepick.py (12: hash move, captures, killers, quiet moves by history, losing captures:
+each stage listed when the search reaches it) with futility, late-move and SEE pruning and
+late-move reductions, mate and stalemate (13), the table's store (14); then quiescence's (Q1 to
+Q6, with quiet checks at its first ply), with the classical evaluation or the network.
+engine/search.py keeps the root and reads the tablebase files for the kernel (python-chess reads
+them: a call that meets a position it has no result for stops and asks for it, NEED_PROBE). The
+kernel reads a stop word every 1024 nodes, so that `stop` and the hard deadline end even a long
+call at once.
 """
 
 from __future__ import annotations
@@ -305,9 +308,208 @@ def _trace_pruned_all(counts, parent, codes, rule):
             _trace_move_not_searched(counts, parent, code, rule)
 
 
+# The steps of `_search` that do not recurse, each a helper inlined into the kernel (numba inlines
+# them before it compiles it, so that they cost no call); ``counts`` and ``me`` are the node's
+# counters and trace row, and a helper that ends the node traces the rule that ended it.
+@njit(cache=True, nogil=True, inline="always")
+def _end(counts, me, rule, value):
+    """``value``, the node's, ended by ``rule`` (traced): a node's exit in one line."""
+    _trace_end(counts, me, rule)
+    return value
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _evaluate(counts, pawns, knights, bishops, rooks, queens, kings, white, black, white_to_move,
+              weights, network, acc, ply, params):
+    """The node's static score (`_static_score`), counted as an evaluation."""
+    counts[EVALUATIONS] += 1
+    return _static_score(pawns, knights, bishops, rooks, queens, kings, white, black,
+                         white_to_move, weights, network, acc, ply, params)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _is_draw(pawns, knights, bishops, rooks, queens, kings, white, black, ours, white_to_move,
+             ep_square, in_check, halfmove, key, path, last):
+    """Whether the node is drawn by rule: fifty moves (unless the hundredth half-move mates), too
+    little material, or a repetition of a position since the last irreversible move."""
+    if halfmove >= 100:
+        if not in_check:
+            return True
+        return (evasion_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
+                               ep_square, False).shape[0] > 0
+                or evasion_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
+                                  white_to_move, ep_square, True).shape[0] > 0)
+    # (Bare kings, a lone minor: python-chess's insufficient material, among them.)
+    if not (white & (white - U1) and black & (black - U1)) and is_known_draw(
+            pawns, knights, bishops, rooks, queens, white, black):
+        return True
+    i = last - 4
+    while i >= max(last - halfmove, 0):
+        if path[i] == key:
+            return True
+        i -= 2
+    return False
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _table_cut(table, key, entries, params, ply, depth, alpha, beta, is_pv, counts, me):
+    """The table's word on the node: (whether its entry ends the node, the entry's score, its
+    move's table code or 0). A node of the tree takes an entry searched at least as deep whose
+    bound holds at the window, unless it is a PV node (its line must be searched to its end); a
+    quiescence node (depth <= 0) takes any entry whose bound holds."""
+    tt_depth, tt_bound, tt_score, hash_code = _probe_impl(table, key, entries)
+    if tt_depth == MISS or not params[P.TABLE_READS]:
+        return False, 0, 0
+    tt_score = _from_tt(tt_score, ply)
+    if (depth <= 0 or (not is_pv and tt_depth >= depth)) and (
+            tt_bound == EXACT or (tt_bound == LOWER and tt_score >= beta)
+            or (tt_bound == UPPER and tt_score <= alpha)):
+        return True, _end(counts, me, TABLE_CUT, tt_score), hash_code
+    return False, tt_score, hash_code
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _store_and_end(table, key, entries, generation, depth, bound, score, move, ply, counts, me,
+                   rule):
+    """``score``, the node's, stored in the table (``bound``, ``move``) and ended by ``rule``."""
+    _store_impl(table, key, entries, depth, bound, _to_tt(score, ply), move, generation)
+    return _end(counts, me, rule, score)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _bound(best_score, beta, raised):
+    """What the node's best score is, with the rule that ended the node: a lower bound if it
+    reached beta (a cut-off), else exact if a move ``raised`` alpha, else an upper bound."""
+    if best_score >= beta:
+        return LOWER, BETA_CUTOFF
+    return (EXACT if raised else UPPER), ALL_MOVES
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _tablebase(pawns, knights, bishops, rooks, queens, kings, white, white_to_move, ep_square,
+               castling, halfmove, key, occupied, depth, ply, params, probe_keys, probe_results,
+               request, table, entries, generation, counts, me):
+    """The tablebases' word on the node: (whether it ends the node, its value). An exact result for
+    few men, right after a capture or pawn move, stored in the table; python-chess reads the
+    files, so the result of a position not probed yet is asked of the Python search (``request``,
+    NEED_PROBE), which probes it and calls again."""
+    if halfmove != 0 or castling != U0 or popcount(occupied) > params[P.TABLEBASE_MEN]:
+        return False, 0
+    wdl = _probed(key, probe_keys, probe_results)
+    if wdl == NOT_PROBED:
+        request[REQUEST_PAWNS] = pawns
+        request[REQUEST_KNIGHTS] = knights
+        request[REQUEST_BISHOPS] = bishops
+        request[REQUEST_ROOKS] = rooks
+        request[REQUEST_QUEENS] = queens
+        request[REQUEST_KINGS] = kings
+        request[REQUEST_WHITE] = white
+        request[REQUEST_WHITE_TO_MOVE] = white_to_move
+        request[REQUEST_EP] = ep_square + 1
+        request[REQUEST_KEY] = key
+        return True, NEED_PROBE
+    if wdl == NO_RESULT:
+        return False, 0
+    counts[TBHITS] += 1
+    return True, _store_and_end(table, key, entries, generation, depth, EXACT,
+                                _wdl_to_score(wdl, ply), 0, ply, counts, me, TABLEBASE)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pruned_move(counts, me, code, is_quiet, gives_check, in_check, is_pv, depth, moves_searched,
+                 best_score, futile, futility_value, params, pawns, knights, bishops, rooks, queens,
+                 kings, white, white_to_move):
+    """Whether a node of the tree skips move ``code`` (traced), and its best score after: out of
+    check, off the PV, after a move searched and while no tablebase loss is all it has, futility
+    (the best score rises to the futility value) and late-move pruning of a quiet move that gives
+    no check, SEE pruning of a capture."""
+    if in_check or is_pv or moves_searched == 0 or best_score <= -TB_WIN_THRESHOLD:
+        return False, best_score
+    if is_quiet and (futile or (depth <= P.LATE_MOVES_DEPTHS
+                                and moves_searched >= params[P.LATE_MOVES + depth - 1])):
+        if gives_check:
+            return False, best_score
+        _trace_pruned(counts, me, code, FUTILITY if futile else LATE_MOVE_PRUNING)
+        if futile and best_score < futility_value:
+            return True, futility_value
+        return True, best_score
+    if (not is_quiet and depth <= params[P.SEE_DEPTH]
+            and _see_kernel(pawns, knights, bishops, rooks, queens, kings, white,
+                            movecode.origin(code), movecode.target(code), white_to_move)
+            < -params[P.SEE] * depth):
+        _trace_pruned(counts, me, code, SEE_PRUNING)
+        return True, best_score
+    return False, best_score
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _stalemate_with_pawns_only(pawns, knights, bishops, rooks, queens, kings, ours, occupied,
+                               white_to_move, ep_square, promotions):
+    """Whether the side to move, out of check, has no move because it has only pawns that cannot
+    move (a side with a piece always has one)."""
+    return ((ours & ~(pawns | kings)) == U0 and promotions.shape[0] == 0
+            and _capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours,
+                                     occupied & ~ours, white_to_move, ep_square, U0).shape[0] == 0
+            and _quiet_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours,
+                                   white_to_move, lsb(kings & ours))[0].shape[0] == 0)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _quiescence_moves(pawns, knights, bishops, rooks, queens, kings, ours, occupied, white_to_move,
+                      ep_square, promoting, promotions, qply, last_target, params):
+    """The moves of a quiescence node out of check, and how many of them are captures: its queen
+    promotions and captures (by victim, largest first), only recaptures on ``last_target`` from
+    RECAPTURES_AFTER plies on; at its first ply the quiet checks after them, so that a mate that a
+    null move or razoring leaves one ply short is seen here, not only past the reduced depth."""
+    victims = occupied & ~ours
+    codes = np.empty(promotions.shape[0] // 4 + 128, dtype=np.int64)
+    n_codes = 0
+    capture_ep = ep_square
+    if qply >= params[P.RECAPTURES_AFTER]:
+        victims &= SQUARE_BB[last_target]
+        capture_ep = -1
+    else:
+        for code in promotions:
+            if movecode.promotion(code) == 5:  # queen promotions first (no under-promotions here)
+                codes[n_codes] = code
+                n_codes += 1
+    captures = _capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours,
+                                    victims, white_to_move, capture_ep, promoting)
+    n_captures = n_codes + captures.shape[0]
+    codes[n_codes:n_captures] = captures
+    moves = codes[:n_captures]
+    if qply == 0:
+        moves = np.concatenate((moves, quiet_checks(pawns, knights, bishops, rooks, queens, kings,
+                                                    ours, white_to_move)))
+    return moves, n_captures
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pruned_capture(counts, me, moves, i, n_captures, stand_pat, alpha, params, pawns, knights,
+                    bishops, rooks, queens, kings, white, white_to_move):
+    """Whether a quiescence node out of check skips its move ``i - 1`` (traced), and the index of
+    the move after. Delta pruning ends the captures (they come by victim, largest first); no move
+    but a promotion is played that loses its man by SEE, a quiet check included."""
+    code = moves[i - 1]
+    victim = PIECE_VALUES[movecode.victim(code)]
+    if movecode.promotion(code) != 0:
+        return False, i
+    if i <= n_captures and stand_pat + victim + params[P.DELTA] <= alpha:
+        _trace_pruned_all(counts, me, moves[i - 1:n_captures], DELTA_PRUNING)
+        return True, n_captures
+    if PIECE_VALUES[movecode.mover(code)] > victim and _see_kernel(
+            pawns, knights, bishops, rooks, queens, kings, white, movecode.origin(code),
+            movecode.target(code), white_to_move) < 0:
+        _trace_pruned(counts, me, code, SEE_PRUNING)
+        return True, i
+    return False, i
+
+
 @njit(cache=True, nogil=True)
 def _search(position, depth, alpha, beta, line, tables, control):
-    """A node: its score from its mover's view (see `search`)."""
+    """A node: its score from its mover's view (see `search`). The steps of a node of the tree
+    first, then those of a quiescence node, each numbered; the steps that do not recurse are the
+    helpers above."""
     (pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, key, in_check,
      ep_square, halfmove) = position
     ply, qply, last_target, path, last, can_null = line
@@ -331,128 +533,92 @@ def _search(position, depth, alpha, beta, line, tables, control):
     promoting = pawns & ours & SEVENTH_RANK[1 if white_to_move else 0]
     chess960 = params[P.CHESS960] != 0
     history = history_white if white_to_move else history_black
+    # Step 1. The horizon: a check extends a node of the tree (not of quiescence) by a ply; at
+    # depth 0 the node is quiescence's (below).
     if qply == 0 and extends_check(in_check, ply, root_depth):
-        depth += 1  # (of the tree's nodes, not of quiescence's)
+        depth += 1
     if depth > 0:
         # ------------------------------------------------------ a node of the tree (PV or not)
-        static_eval = -INFINITY
         if is_pv:
             pv[ply, 0] = 0
         me = _trace_node(counts, ply, alpha, beta, depth, PV_NODE if is_pv else NON_PV_NODE)
+        # Step 2. The node's count: the budget and the stop word end the search.
         if _count_node(counts, ply, budget, stop, stop_at):
             return OUT_OF_NODES
-        # Step 2. Draws.
-        if halfmove >= 100:
-            if not in_check or (
-                    evasion_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
-                                   white_to_move, ep_square, False).shape[0]
-                    or evasion_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
-                                      white_to_move, ep_square, True).shape[0]):
-                _trace_end(counts, me, DRAW)
-                return 0
-        else:
-            # (Bare kings, a lone minor: python-chess's insufficient material, among them.)
-            if not (white & (white - U1) and black & (black - U1)) and is_known_draw(
-                    pawns, knights, bishops, rooks, queens, white, black):
-                _trace_end(counts, me, DRAW)
-                return 0
-            i = last - 4
-            while i >= max(last - halfmove, 0):
-                if path[i] == key:
-                    _trace_end(counts, me, DRAW)
-                    return 0
-                i -= 2
+        # Step 3. Draws, and the ply limit.
+        if _is_draw(pawns, knights, bishops, rooks, queens, kings, white, black, ours,
+                    white_to_move, ep_square, in_check, halfmove, key, path, last):
+            return _end(counts, me, DRAW, 0)
         if ply >= MAX_PLY:
-            counts[EVALUATIONS] += 1
-            _trace_end(counts, me, HORIZON)
-            return _static_score(pawns, knights, bishops, rooks, queens, kings, white, black,
-                                 white_to_move, weights, network, acc, ply, params)
-        # Step 3. Mate-distance pruning.
+            return _end(counts, me, HORIZON,
+                        _evaluate(counts, pawns, knights, bishops, rooks, queens, kings, white,
+                                  black, white_to_move, weights, network, acc, ply, params))
+        # Step 4. Mate-distance pruning.
         alpha = max(alpha, -MATE + ply)
         beta = min(beta, MATE - ply - 1)
         if alpha >= beta:
-            _trace_end(counts, me, MATE_DISTANCE)
-            return alpha
-        # Step 4. The table.
-        tt_depth, tt_bound, tt_score, hash_code = _probe_impl(table, key, entries)
-        if tt_depth != MISS and params[P.TABLE_READS]:
-            tt_score = _from_tt(tt_score, ply)
-            if not is_pv and tt_depth >= depth and (
-                    tt_bound == EXACT or (tt_bound == LOWER and tt_score >= beta)
-                    or (tt_bound == UPPER and tt_score <= alpha)):
-                _trace_end(counts, me, TABLE_CUT)
-                return tt_score
-        else:
-            hash_code = 0
-        # Step 5. Tablebases: an exact result for few men, right after a capture or pawn move.
-        # python-chess reads the files: the result of a position not probed yet is asked of
-        # the Python search, which probes it and calls again.
-        if (halfmove == 0 and castling == U0 and popcount(occupied) <= params[P.TABLEBASE_MEN]):
-            wdl = _probed(key, probe_keys, probe_results)
-            if wdl == NOT_PROBED:
-                request[REQUEST_PAWNS] = pawns
-                request[REQUEST_KNIGHTS] = knights
-                request[REQUEST_BISHOPS] = bishops
-                request[REQUEST_ROOKS] = rooks
-                request[REQUEST_QUEENS] = queens
-                request[REQUEST_KINGS] = kings
-                request[REQUEST_WHITE] = white
-                request[REQUEST_WHITE_TO_MOVE] = white_to_move
-                request[REQUEST_EP] = ep_square + 1
-                request[REQUEST_KEY] = key
-                return NEED_PROBE
-            if wdl != NO_RESULT:
-                counts[TBHITS] += 1
-                score = _wdl_to_score(wdl, ply)
-                _store_impl(table, key, entries, depth, EXACT, _to_tt(score, ply), 0,
-                            generation)
-                _trace_end(counts, me, TABLEBASE)
-                return score
+            return _end(counts, me, MATE_DISTANCE, alpha)
+        # Step 5. The table (and its move, for the move order).
+        cut, tt_score, hash_code = _table_cut(table, key, entries, params, ply, depth, alpha, beta,
+                                              is_pv, counts, me)
+        if cut:
+            return tt_score
+        # Step 6. The tablebases.
+        ended, value = _tablebase(pawns, knights, bishops, rooks, queens, kings, white,
+                                  white_to_move, ep_square, castling, halfmove, key, occupied,
+                                  depth, ply, params, probe_keys, probe_results, request, table,
+                                  entries, generation, counts, me)
+        if ended:
+            return value
+        # Step 7. The static evaluation (none in check, where nothing is pruned by it).
+        static_eval = -INFINITY
         if not in_check:
-            # Step 6. Static evaluation.
-            counts[EVALUATIONS] += 1
-            static_eval = _static_score(pawns, knights, bishops, rooks, queens, kings, white, black,
-                                        white_to_move, weights, network, acc, ply, params)
-            # Step 7. Razoring, reverse futility, null move.
-            if not is_pv and abs(beta) < MATE_BOUND:
-                if depth <= P.RAZOR_DEPTHS and static_eval + params[P.RAZOR + depth - 1] <= alpha:
-                    row = _trace_child(counts, me, 0, RAZOR_CHECK)
-                    result = _search(position, horizon, alpha, alpha + 1, line, tables, control)
-                    _trace_value(counts, row, result)
-                    if result <= alpha:  # NEED_PROBE and OUT_OF_NODES too
-                        _trace_end(counts, me, RAZORING)
-                        return result
-                if (depth <= params[P.REVERSE_FUTILITY_DEPTH]
-                        and static_eval - params[P.REVERSE_FUTILITY] * depth >= beta):
-                    _trace_end(counts, me, REVERSE_FUTILITY)
-                    return static_eval
-                if (can_null and depth >= params[P.NULL_MOVE_DEPTH] and static_eval >= beta
-                        and ours & ~(pawns | kings)):
-                    reduction = null_move_reduction(params, depth, static_eval, beta)
-                    null_key, _ = _key_kernel(pawns, knights, bishops, rooks, queens, kings, white,
-                                              castling, not white_to_move, no_square)
-                    # A repetition cannot reach back past a null move: the child's path starts
-                    # at the position after it.
-                    path[last + 1] = null_key
-                    _to_child(params, network, acc, ply, pawns, knights, bishops, rooks, queens,
-                              kings, white, pawns, knights, bishops, rooks, queens, kings, white)
-                    after_null = Position(pawns, knights, bishops, rooks, queens, kings, white,
-                                          castling, not white_to_move, null_key, not_check,
-                                          no_square, halfmove + 1)
-                    row = _trace_child(counts, me, 0, NULL_MOVE)
-                    result = _search(after_null, depth - 1 - reduction, -beta, -beta + 1,
-                                     Line(ply + 1, horizon, last_target, path[last + 1:], horizon,
-                                          not_check), tables, control)
-                    _trace_value(counts, row, result)
-                    if result <= NEED_PROBE:
-                        return result
-                    if -result >= beta:
-                        _trace_end(counts, me, NULL_MOVE_CUTOFF)
-                        return beta if -result >= MATE_BOUND else -result
+            static_eval = _evaluate(counts, pawns, knights, bishops, rooks, queens, kings, white,
+                                    black, white_to_move, weights, network, acc, ply, params)
+        # Steps 8 to 10 prune the whole node: out of check, off the PV, and not near a mate.
+        may_prune = not in_check and not is_pv and abs(beta) < MATE_BOUND
+        # Step 8. Razoring: far below alpha, a node whose quiescence search fails low ends.
+        if (may_prune and depth <= P.RAZOR_DEPTHS
+                and static_eval + params[P.RAZOR + depth - 1] <= alpha):
+            row = _trace_child(counts, me, 0, RAZOR_CHECK)
+            result = _search(position, horizon, alpha, alpha + 1, line, tables, control)
+            _trace_value(counts, row, result)
+            if result <= alpha:  # NEED_PROBE and OUT_OF_NODES too
+                return _end(counts, me, RAZORING, result)
+        # Step 9. Reverse futility: far enough above beta, the node fails high.
+        if (may_prune and depth <= params[P.REVERSE_FUTILITY_DEPTH]
+                and static_eval - params[P.REVERSE_FUTILITY] * depth >= beta):
+            return _end(counts, me, REVERSE_FUTILITY, static_eval)
+        # Step 10. Null move: the node fails high if it does even when it passes, searched
+        # shallower (not with pawns only: zugzwang).
+        if (may_prune and can_null and depth >= params[P.NULL_MOVE_DEPTH] and static_eval >= beta
+                and ours & ~(pawns | kings)):
+            reduction = null_move_reduction(params, depth, static_eval, beta)
+            null_key, _ = _key_kernel(pawns, knights, bishops, rooks, queens, kings, white,
+                                      castling, not white_to_move, no_square)
+            # A repetition cannot reach back past a null move: the child's path starts at the
+            # position after it.
+            path[last + 1] = null_key
+            _to_child(params, network, acc, ply, pawns, knights, bishops, rooks, queens, kings,
+                      white, pawns, knights, bishops, rooks, queens, kings, white)
+            after_null = Position(pawns, knights, bishops, rooks, queens, kings, white, castling,
+                                  not white_to_move, null_key, not_check, no_square, halfmove + 1)
+            row = _trace_child(counts, me, 0, NULL_MOVE)
+            result = _search(after_null, depth - 1 - reduction, -beta, -beta + 1,
+                             Line(ply + 1, horizon, last_target, path[last + 1:], horizon,
+                                  not_check), tables, control)
+            _trace_value(counts, row, result)
+            if result <= NEED_PROBE:
+                return result
+            if -result >= beta:
+                return _end(counts, me, NULL_MOVE_CUTOFF,
+                            beta if -result >= MATE_BOUND else -result)
+        # Step 11. Internal iterative reduction: with no move from the table, the moves a ply
+        # shallower.
         iir = internal_iterative_reduction(depth, hash_code != 0, params[P.IIR_DEPTH])
         depth -= iir
         _trace_mark(counts, me, iir, INTERNAL_ITERATIVE_REDUCTION)
-        # Step 8. The moves, with futility, late-move and SEE pruning out of check, and late quiet
+        # Step 12. The moves, with futility, late-move and SEE pruning out of check, and late quiet
         # moves searched shallower.
         moves, losing, skip = _first_moves(pawns, knights, bishops, rooks, queens, kings, ours,
                                            white_to_move, castling, chess960, ep_square, in_check,
@@ -476,29 +642,20 @@ def _search(position, depth, alpha, beta, line, tables, control):
                 killers[ply, 1], history)
             if code < 0:
                 break
-            origin = movecode.origin(code)
             target = movecode.target(code)
             is_quiet = is_quiet_code(code)
             (p, n, b, r, q, k, child_white, child_castling, child_key, gives_check, child_ep,
              child_halfmove) = child(code, pawns, knights, bishops, rooks, queens, kings, white,
                                      castling, white_to_move, key, ep_square, halfmove)
-            if (not in_check and not is_pv and moves_searched > 0
-                    and best_score > -TB_WIN_THRESHOLD):
-                if is_quiet and (futile or (depth <= P.LATE_MOVES_DEPTHS and
-                                            moves_searched >= params[P.LATE_MOVES + depth - 1])):
-                    if not gives_check:  # futility and late-move pruning
-                        if futile and best_score < futility_value:
-                            best_score = futility_value
-                        _trace_pruned(counts, me, code, FUTILITY if futile else LATE_MOVE_PRUNING)
-                        continue
-                elif (not is_quiet and depth <= params[P.SEE_DEPTH]
-                      and _see_kernel(pawns, knights, bishops, rooks, queens, kings, white, origin,
-                                      target, white_to_move) < -params[P.SEE] * depth):
-                    _trace_pruned(counts, me, code, SEE_PRUNING)
-                    continue  # SEE pruning
+            pruned, best_score = _pruned_move(counts, me, code, is_quiet, gives_check, in_check,
+                                              is_pv, depth, moves_searched, best_score, futile,
+                                              futility_value, params, pawns, knights, bishops,
+                                              rooks, queens, kings, white, white_to_move)
+            if pruned:
+                continue
             _prefetch_entry(table, child_key, entries)
-            reduction = late_move_reduction(params, reductions, depth, moves_searched, is_quiet, in_check,
-                                            gives_check, is_pv)
+            reduction = late_move_reduction(params, reductions, depth, moves_searched, is_quiet,
+                                            in_check, gives_check, is_pv)
             path[last + 1] = child_key
             _to_child(params, network, acc, ply, pawns, knights, bishops, rooks, queens, kings,
                       white, p, n, b, r, q, k, child_white)
@@ -533,113 +690,79 @@ def _search(position, depth, alpha, beta, line, tables, control):
             moves_searched += 1
             if score > best_score:
                 best_score = score
-                if score > alpha:
-                    best_move = movecode.table_move(code)
-                    alpha = score
-                    if is_pv:
-                        _extend_line(pv, ply, code)
-                    if alpha >= beta:
-                        counts[CUTOFFS] += 1
-                        cut_by_quiet = is_quiet
-                        break
+            # The best score is never above alpha before a move beats alpha (mate-distance
+            # pruning has alpha above -INFINITY, futility raises the best score to alpha at
+            # most): a move that beats alpha is the best so far, and only it can reach beta.
+            if score > alpha:
+                best_move = movecode.table_move(code)
+                alpha = score
+                if is_pv:
+                    _extend_line(pv, ply, code)
+            if alpha >= beta:
+                counts[CUTOFFS] += 1
+                cut_by_quiet = is_quiet
+                break
             if is_quiet:
                 tried[n_tried] = movecode.butterfly(code)
                 n_tried += 1
-        # Step 9. No move: mate or stalemate.
+        # Step 13. No move: mate or stalemate.
         if moves_searched == 0:
-            _trace_end(counts, me, NO_MOVE)
-            return -MATE + ply if in_check else 0
-        # Step 10. The table, and the history and killers of a quiet cut-off.
-        if best_score >= beta:
-            bound = LOWER
-        elif best_move:
-            bound = EXACT
-        else:
-            bound = UPPER
-        _store_impl(table, key, entries, depth, bound, _to_tt(best_score, ply), best_move,
-                    generation)
+            return _end(counts, me, NO_MOVE, -MATE + ply if in_check else 0)
+        # Step 14. The history and killers of a quiet cut-off, and the table.
         if cut_by_quiet and params[P.KILLERS_AND_HISTORY]:
             _record_cutoff(best_move, ply, depth, history, tried[:n_tried], killers)
-        _trace_end(counts, me, BETA_CUTOFF if best_score >= beta else ALL_MOVES)
-        return best_score
+        bound, rule = _bound(best_score, beta, best_move != 0)
+        return _store_and_end(table, key, entries, generation, depth, bound, best_score, best_move,
+                              ply, counts, me, rule)
 
     # ---------------------------------------------------- a quiescence node (Search.quiescence)
     me = _trace_node(counts, ply, alpha, beta, depth, QUIESCENCE_NODE)
+    # Step Q1. The node's count: the budget and the stop word end the search.
     if _count_node(counts, ply, budget, stop, stop_at):
         return OUT_OF_NODES
-    # (QUIESCENCE_PLIES 0: no quiescence, the static evaluation at the horizon, for the
-    # techniques table; by default only the ply limit ends a line here.)
+    # Step Q2. The ply limit. (QUIESCENCE_PLIES 0: no quiescence, the static evaluation at the
+    # horizon, for the techniques table; by default only the ply limit ends a line here.)
     if ply >= MAX_PLY or qply >= params[P.QUIESCENCE_PLIES]:
-        counts[EVALUATIONS] += 1
-        _trace_end(counts, me, HORIZON)
-        return _static_score(pawns, knights, bishops, rooks, queens, kings, white, black,
-                             white_to_move, weights, network, acc, ply, params)
-    tt_depth, tt_bound, tt_score, _ = _probe_impl(table, key, entries)
-    if tt_depth != MISS and params[P.TABLE_READS]:
-        tt_score = _from_tt(tt_score, ply)
-        if (tt_bound == EXACT or (tt_bound == LOWER and tt_score >= beta)
-                or (tt_bound == UPPER and tt_score <= alpha)):
-            _trace_end(counts, me, TABLE_CUT)
-            return tt_score
+        return _end(counts, me, HORIZON,
+                    _evaluate(counts, pawns, knights, bishops, rooks, queens, kings, white, black,
+                              white_to_move, weights, network, acc, ply, params))
+    # Step Q3. The table.
+    cut, tt_score, _ = _table_cut(table, key, entries, params, ply, depth, alpha, beta, is_pv,
+                                  counts, me)
+    if cut:
+        return tt_score
     original_alpha = alpha
     stand_pat = -INFINITY
     n_captures = 0
     stage = 0
     i = 0
     if in_check:
-        # Every evasion, in the search's order; no evasion is mate.
+        # Step Q4. In check: every evasion, in the search's order; no evasion is mate.
         best_score = -MATE + ply
         moves, losing, skip = _first_moves(pawns, knights, bishops, rooks, queens, kings, ours,
                                            white_to_move, castling, chess960, ep_square,
                                            in_check, horizon)
         done = np.full(2, -1, dtype=np.int64)
     else:
-        recaptures_after = params[P.RECAPTURES_AFTER]
+        # Step Q4. Out of check: stalemate (with pawns only, a side may have no move: a draw, not a
+        # standing pat), the standing pat, then the captures.
         promotions = promotion_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
                                       white_to_move, promoting)
-        if (ours & ~(pawns | kings)) == U0:
-            # A side with only pawns may have no move at all: stalemate is a draw, not a standing
-            # pat.
-            if (promotions.shape[0] == 0
-                    and _capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours,
-                                             occupied & ~ours, white_to_move, ep_square,
-                                             U0).shape[0] == 0
-                    and _quiet_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours,
-                                           white_to_move, lsb(kings & ours))[0].shape[0] == 0):
-                _trace_end(counts, me, NO_MOVE)
-                return 0
-        counts[EVALUATIONS] += 1
-        stand_pat = _static_score(pawns, knights, bishops, rooks, queens, kings, white, black,
-                                  white_to_move, weights, network, acc, ply, params)
+        if _stalemate_with_pawns_only(pawns, knights, bishops, rooks, queens, kings, ours,
+                                      occupied, white_to_move, ep_square, promotions):
+            return _end(counts, me, NO_MOVE, 0)
+        stand_pat = _evaluate(counts, pawns, knights, bishops, rooks, queens, kings, white, black,
+                              white_to_move, weights, network, acc, ply, params)
         if stand_pat >= beta:
-            _store_impl(table, key, entries, 0, LOWER, _to_tt(stand_pat, ply), 0, generation)
-            _trace_end(counts, me, STAND_PAT)
-            return stand_pat
+            return _store_and_end(table, key, entries, generation, 0, LOWER, stand_pat, 0, ply,
+                                  counts, me, STAND_PAT)
         best_score = stand_pat
         if stand_pat > alpha:
             alpha = stand_pat
-        victims = occupied & ~ours
-        codes = np.empty(promotions.shape[0] // 4 + 128, dtype=np.int64)
-        n_codes = 0
-        capture_ep = ep_square
-        if qply >= recaptures_after:
-            victims &= SQUARE_BB[last_target]
-            capture_ep = -1
-        else:
-            for code in promotions:
-                if movecode.promotion(code) == 5:  # queen promotions first (no under-promotions here)
-                    codes[n_codes] = code
-                    n_codes += 1
-        captures = _capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours,
-                                        victims, white_to_move, capture_ep, promoting)
-        n_captures = n_codes + captures.shape[0]
-        codes[n_codes:n_captures] = captures
-        moves = codes[:n_captures]
-        if qply == 0:
-            # Quiet checks at the horizon, after the captures: a mate that a null move or
-            # razoring leaves one ply short is seen here, not only past the reduced depth.
-            moves = np.concatenate((moves, quiet_checks(pawns, knights, bishops, rooks, queens,
-                                                        kings, ours, white_to_move)))
+        moves, n_captures = _quiescence_moves(pawns, knights, bishops, rooks, queens, kings, ours,
+                                              occupied, white_to_move, ep_square, promoting,
+                                              promotions, qply, last_target, params)
+    # Step Q5. The moves, with delta and SEE pruning out of check.
     while True:
         if in_check:
             code, moves, i, stage, done = _next_move(
@@ -653,19 +776,11 @@ def _search(position, depth, alpha, beta, line, tables, control):
                 break
             code = moves[i]
             i += 1
-            victim = PIECE_VALUES[movecode.victim(code)]
-            if movecode.promotion(code) == 0:
-                # Delta pruning ends the captures (they come by victim, largest first); no move
-                # is played that loses its man by SEE, a quiet check included.
-                if i <= n_captures and stand_pat + victim + params[P.DELTA] <= alpha:
-                    _trace_pruned_all(counts, me, moves[i - 1:n_captures], DELTA_PRUNING)
-                    i = n_captures
-                    continue
-                if PIECE_VALUES[movecode.mover(code)] > victim and _see_kernel(
-                        pawns, knights, bishops, rooks, queens, kings, white, movecode.origin(code),
-                        movecode.target(code), white_to_move) < 0:
-                    _trace_pruned(counts, me, code, SEE_PRUNING)
-                    continue
+            pruned, i = _pruned_capture(counts, me, moves, i, n_captures, stand_pat, alpha, params,
+                                        pawns, knights, bishops, rooks, queens, kings, white,
+                                        white_to_move)
+            if pruned:
+                continue
         (p, n, b, r, q, k, child_white, child_castling, child_key, gives_check, child_ep,
          child_halfmove) = child(code, pawns, knights, bishops, rooks, queens, kings, white,
                                  castling, white_to_move, key, ep_square, halfmove)
@@ -677,8 +792,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
         row = _trace_child(counts, me, code, SEARCHED)
         result = _search(after, horizon, -beta, -alpha,
                          Line(ply + 1, qply + 1, movecode.target(code), path, last, can_null),
-                         tables,
-                         control)
+                         tables, control)
         _trace_value(counts, row, result)
         if result <= NEED_PROBE:
             return result
@@ -690,15 +804,10 @@ def _search(position, depth, alpha, beta, line, tables, control):
                 if alpha >= beta:
                     counts[CUTOFFS] += 1
                     break
-    if best_score >= beta:
-        bound = LOWER
-    elif best_score > original_alpha:
-        bound = EXACT
-    else:
-        bound = UPPER
-    _store_impl(table, key, entries, 0, bound, _to_tt(best_score, ply), 0, generation)
-    _trace_end(counts, me, BETA_CUTOFF if best_score >= beta else ALL_MOVES)
-    return best_score
+    # Step Q6. The table.
+    bound, rule = _bound(best_score, beta, best_score > original_alpha)
+    return _store_and_end(table, key, entries, generation, 0, bound, best_score, 0, ply, counts, me,
+                          rule)
 
 
 def _record_type(inputs: tuple, record: type) -> NamedTuple:
