@@ -28,10 +28,11 @@ if TYPE_CHECKING:
 FULL_LEVEL = 20
 # The Elo measured at some levels: Stockfish 15.1's UCI_Elo scale, the machine-scaled 10 s + 0.1 s,
 # 100 games or more each (docs/strength-levels.md prints this table); levels 0 and 3, below
-# Stockfish's lowest UCI_Elo, chained to level 5. UCI_Elo runs from the first to the last.
+# Stockfish's lowest UCI_Elo, chained to level 5. UCI_Elo runs from the first to the last, full
+# strength as measured.
 ELO_AT_LEVEL: tuple[tuple[int, int], ...] = (
-    (0, 287), (3, 650), (5, 926), (8, 1254), (10, 1449), (12, 1752), (15, 1879), (17, 2139),
-    (20, 2274))
+    (0, 287), (3, 650), (5, 926), (8, 1254), (10, 1449), (12, 1752), (15, 1879), (17, 2221),
+    (20, 2421))
 ELO_MIN = ELO_AT_LEVEL[0][1]
 ELO_MAX = ELO_AT_LEVEL[-1][1]  # full strength
 CANDIDATES = 4  # lines searched (MultiPV) just below full strength; more at low levels
