@@ -60,6 +60,12 @@ PARAMETERS = (
     Parameter("NULL_MOVE_EVAL_MAX", 3, 3, 0, 4, 1),
     Parameter("NULL_MOVE_EVAL_DIVISOR", 200, 200, 100, 400, 25),
     Parameter("IIR_DEPTH", 4, NEVER, 3, 8, 1, prunes=True),
+    # Singular extension (from a depth): the table's move searched a ply deeper when every other
+    # move stays SINGULAR_MARGIN a ply below the table's score at half the depth; a ply shallower
+    # when they do not but the table's score is at least beta; the node fails high when they reach
+    # beta themselves (multi-cut).
+    Parameter("SINGULAR_DEPTH", 6, NEVER, 4, 10, 1, prunes=True),
+    Parameter("SINGULAR_MARGIN", 2, 2, 1, 8, 1),
     # In the move loop: futility (static score this short of alpha, by depth), late-move pruning
     # (quiet moves searched before the rest are pruned, by depth), SEE pruning (captures losing
     # more than this a ply, up to a depth), late-move reductions (from a depth and a move number).

@@ -8,10 +8,11 @@ keeps its line in ``pv``. Every other node may also prune. The steps of a node, 
 `_search` as in the textbook (Ethereal's `search()`), each a flat block (those that do not recurse
 are inlined helpers): the horizon (1), the node's count (2), the draw rules (3), mate-distance
 pruning (4), the table (5), the tablebases (6), the static evaluation (7), razoring (8), reverse
-futility (9), null move (10), internal iterative reduction (11), the staged move order of
-engine/movepick.py (12: hash move, captures, killers, quiet moves by history, losing captures:
-each stage listed when the search reaches it) with futility, late-move and SEE pruning and
-late-move reductions, mate and stalemate (13), the table's store (14); then quiescence's (Q1 to
+futility (9), null move (10), internal iterative reduction (11), the singular extension of the
+table's move (12), the staged move order of engine/movepick.py (13: hash move, captures, killers,
+quiet moves by history, losing captures: each stage listed when the search reaches it) with
+futility, late-move and SEE pruning and late-move reductions, mate and stalemate (14), the table's
+store (15); then quiescence's (Q1 to
 Q6, with quiet checks at its first ply), with the classical evaluation or the network.
 engine/search.py keeps the root and reads the tablebase files for the kernel (python-chess reads
 them: a call that meets a position it has no result for stops and asks for it, NEED_PROBE). The
@@ -85,14 +86,17 @@ PV_NODE, NON_PV_NODE, QUIESCENCE_NODE, PRUNED_MOVE = 1, 2, 3, 4
 # with a null window, a late quiet move with a null window at less depth (LMR), the same move again
 # at full depth (the reduced search beat alpha) or again with the open window (the null window beat
 # alpha in a PV node); the null move (no move, the other side to play, less depth); razoring's
-# quiescence search of the node's own position.
-SEARCHED, SCOUTED, REDUCED, AGAIN_AT_FULL_DEPTH, AGAIN_WITH_WINDOW, NULL_MOVE, RAZOR_CHECK = range(7)
+# quiescence search of the node's own position; the singular extension's search of the node's own
+# position without the table's move.
+(SEARCHED, SCOUTED, REDUCED, AGAIN_AT_FULL_DEPTH, AGAIN_WITH_WINDOW, NULL_MOVE, RAZOR_CHECK,
+ SINGULAR_CHECK) = range(8)
 # The rule that ended a node (T_RULE of a node: ALL_MOVES if it searched every move it did not
 # prune) or pruned a move (T_RULE of a PRUNED_MOVE row); or that changed a node without ending it
-# (T_MARK: internal iterative reduction searched its moves a ply shallower; ALL_MOVES if none did).
+# (T_MARK: internal iterative reduction searched its moves a ply shallower, the singular extension
+# its table move a ply deeper or shallower; ALL_MOVES if none did).
 (ALL_MOVES, BETA_CUTOFF, TABLE_CUT, NULL_MOVE_CUTOFF, REVERSE_FUTILITY, RAZORING, FUTILITY,
  LATE_MOVE_PRUNING, SEE_PRUNING, DELTA_PRUNING, STAND_PAT, DRAW, MATE_DISTANCE, TABLEBASE, HORIZON,
- NO_MOVE, INTERNAL_ITERATIVE_REDUCTION) = range(17)
+ NO_MOVE, INTERNAL_ITERATIVE_REDUCTION, SINGULAR_EXTENSION, MULTI_CUT) = range(19)
 
 
 
@@ -111,9 +115,11 @@ POSITION_INPUTS = (("pawns", uint64), ("knights", uint64), ("bishops", uint64),
 WINDOW_INPUTS = (("depth", int64), ("alpha", int64), ("beta", int64))
 # A node's place on its line from the root: its ply, its plies past the horizon (quiescence), the
 # square the last move went to (recaptures), the keys since the last irreversible move
-# (``path[:last + 1]``, this node's last, for repetitions) and whether a null move may be tried.
+# (``path[:last + 1]``, this node's last, for repetitions), whether a null move may be tried and
+# the table code of a move the node leaves out (0: none; the singular extension's search of the
+# other moves).
 LINE_INPUTS = (("ply", int64), ("qply", int64), ("last_target", int64), ("path", uint64[::1]),
-               ("last", int64), ("can_null", boolean))
+               ("last", int64), ("can_null", boolean), ("excluded", int64))
 # The per-search tables the whole tree reads and writes: the search's parameters (engine/params.py's
 # slots) and late-move reductions (by depth and move number), the move ordering's history and
 # killers, the transposition table, the classical evaluation's weights, the network's weights
@@ -352,20 +358,21 @@ def _is_draw(pawns, knights, bishops, rooks, queens, kings, white, black, ours, 
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _table_cut(table, key, entries, params, ply, depth, alpha, beta, is_pv, counts, me):
+def _table_cut(table, key, entries, params, ply, depth, alpha, beta, is_pv, excluded, counts, me):
     """The table's word on the node: (whether its entry ends the node, the entry's score, its
-    move's table code or 0). A node of the tree takes an entry searched at least as deep whose
-    bound holds at the window, unless it is a PV node (its line must be searched to its end); a
+    move's table code or 0, its depth (MISS for none) and bound). A node of the tree takes an
+    entry searched at least as deep whose bound holds at the window, unless it is a PV node (its
+    line must be searched to its end) or leaves a move out (the entry is the whole node's); a
     quiescence node (depth <= 0) takes any entry whose bound holds."""
     tt_depth, tt_bound, tt_score, hash_code = _probe_impl(table, key, entries)
     if tt_depth == MISS or not params[P.TABLE_READS]:
-        return False, 0, 0
+        return False, 0, 0, MISS, 0
     tt_score = _from_tt(tt_score, ply)
-    if (depth <= 0 or (not is_pv and tt_depth >= depth)) and (
+    if (depth <= 0 or (not is_pv and excluded == 0 and tt_depth >= depth)) and (
             tt_bound == EXACT or (tt_bound == LOWER and tt_score >= beta)
             or (tt_bound == UPPER and tt_score <= alpha)):
-        return True, _end(counts, me, TABLE_CUT, tt_score), hash_code
-    return False, tt_score, hash_code
+        return True, _end(counts, me, TABLE_CUT, tt_score), hash_code, tt_depth, tt_bound
+    return False, tt_score, hash_code, tt_depth, tt_bound
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -512,7 +519,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
     helpers above."""
     (pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, key, in_check,
      ep_square, halfmove) = position
-    ply, qply, last_target, path, last, can_null = line
+    ply, qply, last_target, path, last, can_null, excluded = line
     (params, reductions, history_black, history_white, killers, table, entries, generation, weights,
      network, acc, pv) = tables
     counts, budget, stop, stop_at, root_depth, probe_keys, probe_results, request = control
@@ -559,24 +566,26 @@ def _search(position, depth, alpha, beta, line, tables, control):
         if alpha >= beta:
             return _end(counts, me, MATE_DISTANCE, alpha)
         # Step 5. The table (and its move, for the move order).
-        cut, tt_score, hash_code = _table_cut(table, key, entries, params, ply, depth, alpha, beta,
-                                              is_pv, counts, me)
+        cut, tt_score, hash_code, tt_depth, tt_bound = _table_cut(
+            table, key, entries, params, ply, depth, alpha, beta, is_pv, excluded, counts, me)
         if cut:
             return tt_score
-        # Step 6. The tablebases.
+        # Step 6. The tablebases (not in a search that leaves a move out: the result is the whole
+        # node's).
         ended, value = _tablebase(pawns, knights, bishops, rooks, queens, kings, white,
                                   white_to_move, ep_square, castling, halfmove, key, occupied,
                                   depth, ply, params, probe_keys, probe_results, request, table,
                                   entries, generation, counts, me)
-        if ended:
+        if ended and excluded == 0:
             return value
         # Step 7. The static evaluation (none in check, where nothing is pruned by it).
         static_eval = -INFINITY
         if not in_check:
             static_eval = _evaluate(counts, pawns, knights, bishops, rooks, queens, kings, white,
                                     black, white_to_move, weights, network, acc, ply, params)
-        # Steps 8 to 10 prune the whole node: out of check, off the PV, and not near a mate.
-        may_prune = not in_check and not is_pv and abs(beta) < MATE_BOUND
+        # Steps 8 to 10 prune the whole node: out of check, off the PV, not near a mate, and with
+        # every move to search.
+        may_prune = not in_check and not is_pv and abs(beta) < MATE_BOUND and excluded == 0
         # Step 8. Razoring: far below alpha, a node whose quiescence search fails low ends.
         if (may_prune and depth <= P.RAZOR_DEPTHS
                 and static_eval + params[P.RAZOR + depth - 1] <= alpha):
@@ -606,7 +615,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
             row = _trace_child(counts, me, 0, NULL_MOVE)
             result = _search(after_null, depth - 1 - reduction, -beta, -beta + 1,
                              Line(ply + 1, horizon, last_target, path[last + 1:], horizon,
-                                  not_check), tables, control)
+                                  not_check, horizon), tables, control)
             _trace_value(counts, row, result)
             if result <= NEED_PROBE:
                 return result
@@ -618,11 +627,34 @@ def _search(position, depth, alpha, beta, line, tables, control):
         iir = internal_iterative_reduction(depth, hash_code != 0, params[P.IIR_DEPTH])
         depth -= iir
         _trace_mark(counts, me, iir, INTERNAL_ITERATIVE_REDUCTION)
-        # Step 12. The moves, with futility, late-move and SEE pruning out of check, and late quiet
-        # moves searched shallower.
+        # Step 12. The move order's first stages (the table's move, then the captures), and the
+        # singular extension of the table's move: with a lower bound nearly as deep as the node,
+        # every other move is searched to half the depth against its score less SINGULAR_MARGIN a
+        # ply; the move is searched a ply deeper if none reaches that, a ply shallower if one does
+        # and the table's score is at least beta; if that one's score reaches beta itself, the
+        # node fails high (multi-cut). Only while the line is shorter than twice the iteration's
+        # depth, as the check extension (which bounds the plies a line can gain).
         moves, losing, skip = _first_moves(pawns, knights, bishops, rooks, queens, kings, ours,
                                            white_to_move, castling, chess960, ep_square, in_check,
                                            hash_code)
+        extension = 0
+        if (excluded == 0 and 0 < ply < 2 * root_depth and depth >= params[P.SINGULAR_DEPTH]
+                and skip > 0 and tt_bound != UPPER and tt_depth >= depth - 3
+                and abs(tt_score) < MATE_BOUND):
+            singular_beta = tt_score - params[P.SINGULAR_MARGIN] * depth
+            row = _trace_child(counts, me, 0, SINGULAR_CHECK)
+            result = _search(position, (depth - 1) // 2, singular_beta - 1, singular_beta,
+                             Line(ply, qply, last_target, path, last, can_null, skip), tables,
+                             control)
+            _trace_value(counts, row, result)
+            if result <= NEED_PROBE:
+                return result
+            if result >= singular_beta and singular_beta >= beta:
+                return _end(counts, me, MULTI_CUT, singular_beta)
+            extension = 1 if result < singular_beta else -1 if tt_score >= beta else 0
+            _trace_mark(counts, me, extension, SINGULAR_EXTENSION)
+        # Step 13. The moves, with futility, late-move and SEE pruning out of check, and late quiet
+        # moves searched shallower.
         futility_value = (static_eval + params[P.FUTILITY + depth - 1]
                           if depth <= P.FUTILITY_DEPTHS else INFINITY)
         futile = not in_check and not is_pv and futility_value <= alpha
@@ -642,6 +674,8 @@ def _search(position, depth, alpha, beta, line, tables, control):
                 killers[ply, 1], history)
             if code < 0:
                 break
+            if excluded != 0 and movecode.table_move(code) == excluded:
+                continue
             target = movecode.target(code)
             is_quiet = is_quiet_code(code)
             (p, n, b, r, q, k, child_white, child_castling, child_key, gives_check, child_ep,
@@ -661,12 +695,13 @@ def _search(position, depth, alpha, beta, line, tables, control):
                       white, p, n, b, r, q, k, child_white)
             after = Position(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
                              child_key, gives_check, child_ep, child_halfmove)
-            child_line = Line(ply + 1, horizon, target, path, last + 1, may_null)
+            child_line = Line(ply + 1, horizon, target, path, last + 1, may_null, horizon)
             if is_pv:
                 pv[ply + 1, 0] = 0
             if moves_searched == 0 or (is_pv and not params[P.PVS]):
                 row = _trace_child(counts, me, code, SEARCHED)
-                result = _search(after, depth - 1, -beta, -alpha, child_line, tables, control)
+                result = _search(after, depth - 1 + (extension if moves_searched == 0 else 0),
+                                 -beta, -alpha, child_line, tables, control)
                 _trace_value(counts, row, result)
             else:
                 # PVS: does the move beat alpha (a null window, a late quiet move shallower
@@ -705,13 +740,17 @@ def _search(position, depth, alpha, beta, line, tables, control):
             if is_quiet:
                 tried[n_tried] = movecode.butterfly(code)
                 n_tried += 1
-        # Step 13. No move: mate or stalemate.
+        # Step 14. No move: mate or stalemate (or only the move left out: the other moves fail low).
         if moves_searched == 0:
-            return _end(counts, me, NO_MOVE, -MATE + ply if in_check else 0)
-        # Step 14. The history and killers of a quiet cut-off, and the table.
+            return _end(counts, me, NO_MOVE,
+                        alpha if excluded != 0 else -MATE + ply if in_check else 0)
+        # Step 15. The history and killers of a quiet cut-off, and the table (not for a search
+        # that left a move out).
         if cut_by_quiet and params[P.KILLERS_AND_HISTORY]:
             _record_cutoff(best_move, ply, depth, history, tried[:n_tried], killers)
         bound, rule = _bound(best_score, beta, best_move != 0)
+        if excluded != 0:
+            return _end(counts, me, rule, best_score)
         return _store_and_end(table, key, entries, generation, depth, bound, best_score, best_move,
                               ply, counts, me, rule)
 
@@ -727,8 +766,8 @@ def _search(position, depth, alpha, beta, line, tables, control):
                     _evaluate(counts, pawns, knights, bishops, rooks, queens, kings, white, black,
                               white_to_move, weights, network, acc, ply, params))
     # Step Q3. The table.
-    cut, tt_score, _ = _table_cut(table, key, entries, params, ply, depth, alpha, beta, is_pv,
-                                  counts, me)
+    cut, tt_score, _, _, _ = _table_cut(table, key, entries, params, ply, depth, alpha, beta,
+                                        is_pv, excluded, counts, me)
     if cut:
         return tt_score
     original_alpha = alpha
@@ -791,7 +830,8 @@ def _search(position, depth, alpha, beta, line, tables, control):
                          child_key, gives_check, child_ep, child_halfmove)
         row = _trace_child(counts, me, code, SEARCHED)
         result = _search(after, horizon, -beta, -alpha,
-                         Line(ply + 1, qply + 1, movecode.target(code), path, last, can_null),
+                         Line(ply + 1, qply + 1, movecode.target(code), path, last, can_null,
+                              horizon),
                          tables, control)
         _trace_value(counts, row, result)
         if result <= NEED_PROBE:

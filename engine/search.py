@@ -382,7 +382,7 @@ class Search:
                        u(board.occupied_co[chess.WHITE]), w1, b1)
         counts = self.kernel_counts
         line = scout.Line(ply=ply, qply=qply, last_target=last_target, path=path, last=last,
-                          can_null=True)
+                          can_null=True, excluded=0)
         asked = 0
         while True:
             counts[:scout.COUNTS] = 0  # (a trace after them, engine/trace.py, is kept)

@@ -34,7 +34,8 @@ KINDS = {scout.PV_NODE: "PV", scout.NON_PV_NODE: "non-PV", scout.QUIESCENCE_NODE
 HOW = {scout.SEARCHED: "searched", scout.SCOUTED: "null window",
        scout.REDUCED: "reduced (LMR)", scout.AGAIN_AT_FULL_DEPTH: "again at full depth",
        scout.AGAIN_WITH_WINDOW: "again with the window", scout.NULL_MOVE: "null move",
-       scout.RAZOR_CHECK: "razoring's quiescence check"}
+       scout.RAZOR_CHECK: "razoring's quiescence check",
+       scout.SINGULAR_CHECK: "singular extension's search of the other moves"}
 RULES = {scout.ALL_MOVES: "", scout.BETA_CUTOFF: "beta cut-off", scout.TABLE_CUT: "table cut",
          scout.NULL_MOVE_CUTOFF: "null move cut-off", scout.REVERSE_FUTILITY: "reverse futility",
          scout.RAZORING: "razoring", scout.FUTILITY: "futility pruning",
@@ -42,7 +43,8 @@ RULES = {scout.ALL_MOVES: "", scout.BETA_CUTOFF: "beta cut-off", scout.TABLE_CUT
          scout.DELTA_PRUNING: "delta pruning", scout.STAND_PAT: "stand pat",
          scout.DRAW: "draw", scout.MATE_DISTANCE: "mate distance", scout.TABLEBASE: "tablebase",
          scout.HORIZON: "evaluated (ply limit)", scout.NO_MOVE: "no move (mate or stalemate)",
-         scout.INTERNAL_ITERATIVE_REDUCTION: "internal iterative reduction"}
+         scout.INTERNAL_ITERATIVE_REDUCTION: "internal iterative reduction",
+         scout.SINGULAR_EXTENSION: "singular extension", scout.MULTI_CUT: "multi-cut"}
 # A move a node reached but did not search because an earlier move cut the node off.
 AFTER_CUTOFF = "beta cut-off"
 
@@ -189,7 +191,7 @@ def tree(board: chess.Board, rows: np.ndarray) -> list[dict[str, Any]]:
         for child in children.get(row, []):
             c = rows[child].tolist()
             code, how = c[scout.T_MOVE], c[scout.T_HOW]
-            if how == scout.RAZOR_CHECK:  # the same position, searched by quiescence
+            if how in (scout.RAZOR_CHECK, scout.SINGULAR_CHECK):  # the same position
                 out["children"].append(node(child, board, None))
                 continue
             move = chess.Move.null() if how == scout.NULL_MOVE else code_move(code)

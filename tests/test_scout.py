@@ -23,7 +23,7 @@ from engine.search import INFINITY, Search, SearchAborted
 from engine.see import see
 from engine.tablebase import Tablebases
 from engine.timeman import Limits
-from engine.tt import UPPER, TranspositionTable
+from engine.tt import LOWER, UPPER, TranspositionTable
 from engine.zobrist import position_key
 from paths import DATA
 
@@ -241,6 +241,28 @@ def test_a_kernel_node_without_a_table_move_is_searched_a_ply_shallower() -> Non
             search.tt.store(key, 0, UPPER, 0, table_move)
         search.scout(iir_depth, 2000, 2001, 0)
         assert search.tt.probe(key)[0] == searched, table_move
+
+
+def test_the_only_recapture_of_a_queen_is_searched_a_ply_deeper_as_singular() -> None:
+    # The table holds the recapture as the node's move with a lower bound: every other move loses
+    # the queen and stays far below its score, so the recapture is singular and its position is
+    # searched (and stored) a ply deeper than with the rule off.
+    board = chess.Board("4k3/8/8/8/3q4/8/5PPP/3R2K1 w - - 0 1")
+    recapture = chess.Move.from_uci("d1d4")
+    key = position_key(board)
+    after = board.copy()
+    after.push(recapture)
+    depth = default("SINGULAR_DEPTH")
+    stored = {}
+    for singular_depth in (depth, params.NEVER):
+        search = Search(TranspositionTable(4))
+        search.prepare(board, Limits())
+        search.kernel_params[params.SINGULAR_DEPTH] = singular_depth
+        score = search.static_evaluation(after) * -1
+        search.tt.store(key, depth - 1, LOWER, score, recapture)
+        search.scout(depth, score - 101, score - 100, 1)
+        stored[singular_depth] = search.tt.probe(position_key(after))[0]
+    assert stored[depth] == stored[params.NEVER] + 1
 
 
 # ---------------------------------------------------------------------------- move lists
