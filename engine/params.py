@@ -166,8 +166,9 @@ def active() -> np.ndarray:
 
 def without_pruning(kernel_params: np.ndarray) -> np.ndarray:
     """A copy of ``kernel_params`` with every pruning rule of the kernel switched off (each by its
-    `Parameter.off`): razoring, reverse futility, null move, internal iterative reduction,
-    futility, late-move, SEE and delta pruning, and the recaptures-only rule of deep quiescence.
+    `Parameter.off`): razoring, reverse futility, null move, internal iterative reduction, the
+    singular extension (and its multi-cut), futility, late-move, SEE and delta pruning, and the
+    recaptures-only rule of deep quiescence.
     With reductions of zero too, the kernel searches the plain alpha-beta tree with quiescence
     (the tests' oracle: its value is plain negamax's)."""
     off = kernel_params.copy()

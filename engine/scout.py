@@ -570,13 +570,12 @@ def _search(position, depth, alpha, beta, line, tables, control):
             table, key, entries, params, ply, depth, alpha, beta, is_pv, excluded, counts, me)
         if cut:
             return tt_score
-        # Step 6. The tablebases (not in a search that leaves a move out: the result is the whole
-        # node's).
+        # Step 6. The tablebases.
         ended, value = _tablebase(pawns, knights, bishops, rooks, queens, kings, white,
                                   white_to_move, ep_square, castling, halfmove, key, occupied,
                                   depth, ply, params, probe_keys, probe_results, request, table,
                                   entries, generation, counts, me)
-        if ended and excluded == 0:
+        if ended:
             return value
         # Step 7. The static evaluation (none in check, where nothing is pruned by it).
         static_eval = -INFINITY

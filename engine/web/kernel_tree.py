@@ -88,9 +88,13 @@ def _render(node: dict[str, Any], out: list[str], siblings: list[dict[str, Any]]
         summary += f'<span class="how">{escape(label)}</span>'
     if node["mark"]:
         # A rule that changed the node without ending it (internal iterative reduction: no table
-        # move, so its moves were searched a ply shallower than its depth on entry).
-        summary += (f'<span class="rulemark changed" title="no move from the table: its moves '
-                    f'searched shallower than d {node["depth"]}">{escape(node["mark"])}</span>')
+        # move, so its moves were searched a ply shallower than its depth on entry; the singular
+        # extension: the table's move searched a ply deeper or shallower than the others).
+        title = (f'no move from the table: its moves searched shallower than d {node["depth"]}'
+                 if node["mark"] == "internal iterative reduction" else
+                 "the table's move searched a ply deeper (singular) or shallower than the others")
+        summary += (f'<span class="rulemark changed" title="{escape(title)}">'
+                    f'{escape(node["mark"])}</span>')
     if node["rule"]:
         plain = " end" if node["rule"] in PLAIN_ENDS else ""
         summary += f'<span class="rulemark{plain}">{escape(node["rule"])}</span>'
@@ -157,7 +161,9 @@ def trace_page(board: chess.Board, traced: TracedSearch) -> str:
         "it if not in full (<span class=\"how\">reduced (LMR)</span>: at less depth, "
         "<i>searched again</i> when it beat alpha; <b>null move</b>: the side to move passes), "
         "<span class=\"rulemark changed\">internal iterative reduction</span> where the node, "
-        "with no move from the table, searched its moves a ply shallower than its depth, "
+        "with no move from the table, searched its moves a ply shallower than its depth "
+        "(<span class=\"rulemark changed\">singular extension</span> where it searched the "
+        "table's move a ply deeper or shallower than the others), "
         "and the rule that ended it (<span class=\"rulemark\">beta cut-off</span>, table cut, "
         "null move cut-off, reverse futility, razoring, stand pat, …). Under a node's children, "
         "its moves not searched, struck out, by the rule that pruned them (futility, late-move, "
