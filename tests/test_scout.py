@@ -258,7 +258,7 @@ def test_the_only_recapture_of_a_queen_is_searched_a_ply_deeper_as_singular() ->
         search = Search(TranspositionTable(4))
         search.prepare(board, Limits())
         search.kernel_params[params.SINGULAR_DEPTH] = singular_depth
-        score = search.static_evaluation(after) * -1
+        score = -search.static_evaluation(after)
         search.tt.store(key, depth - 1, LOWER, score, recapture)
         search.scout(depth, score - 101, score - 100, 1)
         stored[singular_depth] = search.tt.probe(position_key(after))[0]
