@@ -38,6 +38,16 @@ from engine.depth_rules import (extends_check, internal_iterative_reduction, lat
                                 null_move_reduction)
 from engine.endgame import is_known_draw, with_endgame_knowledge_kernel
 from engine.evaluate import _evaluate_kernel
+from engine.kernel_report import (AGAIN_AT_FULL_DEPTH, AGAIN_WITH_WINDOW, ALL_MOVES, BETA_CUTOFF,
+                                  CUTOFFS, DELTA_PRUNING, DRAW, EVALUATIONS, FUTILITY, HORIZON,
+                                  INTERNAL_ITERATIVE_REDUCTION, LATE_MOVE_PRUNING, MATE_DISTANCE,
+                                  MULTI_CUT, NO_MOVE, NODES, NON_PV_NODE, NULL_MOVE,
+                                  NULL_MOVE_CUTOFF, PV_NODE, QUIESCENCE_NODE, RAZOR_CHECK, RAZORING,
+                                  REDUCED, REVERSE_FUTILITY, SCOUTED, SEARCHED, SEE_PRUNING,
+                                  SELDEPTH, SINGULAR_CHECK, SINGULAR_EXTENSION, STAND_PAT,
+                                  TABLE_CUT, TABLEBASE, TBHITS, _trace_child, _trace_end,
+                                  _trace_mark, _trace_node, _trace_pruned, _trace_pruned_all,
+                                  _trace_value)
 from engine.movegen import (_capture_kernel_impl, _quiet_kernel_impl, evasion_kernel,
                             promotion_kernel, quiet_checks)
 from engine.movepick import _first_moves, _next_move, _record_cutoff
@@ -53,9 +63,6 @@ NEED_PROBE = -(1 << 40)  # the tree reached a position to probe in the tablebase
 OUT_OF_NODES = NEED_PROBE - 1  # the node budget ran out: the search must stop
 NO_BUDGET = 1 << 62  # the budget of a search without a node limit
 
-# The counters a call fills in, by index of its `counts` array.
-NODES, EVALUATIONS, CUTOFFS, SELDEPTH, TBHITS = 0, 1, 2, 3, 4
-COUNTS = 5
 # Tablebase results the Python search has probed, by key: PROBE_SLOTS slots from the key's home
 # slot on; a result of NO_RESULT means no table answers for that position, NOT_PROBED marks a
 # free slot.
@@ -66,39 +73,6 @@ NOT_PROBED = -3
 (REQUEST_PAWNS, REQUEST_KNIGHTS, REQUEST_BISHOPS, REQUEST_ROOKS, REQUEST_QUEENS, REQUEST_KINGS,
  REQUEST_WHITE, REQUEST_WHITE_TO_MOVE, REQUEST_EP, REQUEST_KEY) = range(10)
 REQUEST = 10
-
-# The tree a call searched, recorded when the caller asks for it (engine/trace.py reads it) in the
-# call's `counts` array after its COUNTS counters: so the search passes no argument more for it,
-# and with a `counts` of COUNTS only (the search's) the kernel tests that length where it would
-# record and writes nothing. There, rows of TRACE_COLUMNS (`trace_rows`): one per node and per
-# move not searched, by the T_ columns; row 0 is the header, its first cell the rows taken (it may
-# pass the rows there are: those are counted, not written). A node's row is taken by its parent
-# just before the call (`_trace_child`: the parent, the move and how it is searched) and the
-# parent writes its value after; the node writes its ply, window, depth and kind on entry
-# (`_trace_node`), a rule that changed it without ending it (`_trace_mark`) and the rule that
-# ended it (`_trace_end`).
-(T_PARENT, T_PLY, T_MOVE, T_ALPHA, T_BETA, T_DEPTH, T_VALUE, T_KIND, T_RULE, T_HOW,
- T_MARK) = range(11)
-TRACE_COLUMNS = 11
-# A row's kind (T_KIND).
-PV_NODE, NON_PV_NODE, QUIESCENCE_NODE, PRUNED_MOVE = 1, 2, 3, 4
-# How the parent searched a node (T_HOW): the first move (or with the open window), a later move
-# with a null window, a late quiet move with a null window at less depth (LMR), the same move again
-# at full depth (the reduced search beat alpha) or again with the open window (the null window beat
-# alpha in a PV node); the null move (no move, the other side to play, less depth); razoring's
-# quiescence search of the node's own position; the singular extension's search of the node's own
-# position without the table's move.
-(SEARCHED, SCOUTED, REDUCED, AGAIN_AT_FULL_DEPTH, AGAIN_WITH_WINDOW, NULL_MOVE, RAZOR_CHECK,
- SINGULAR_CHECK) = range(8)
-# The rule that ended a node (T_RULE of a node: ALL_MOVES if it searched every move it did not
-# prune) or pruned a move (T_RULE of a PRUNED_MOVE row); or that changed a node without ending it
-# (T_MARK: internal iterative reduction searched its moves a ply shallower, the singular extension
-# its table move a ply deeper or shallower; ALL_MOVES if none did).
-(ALL_MOVES, BETA_CUTOFF, TABLE_CUT, NULL_MOVE_CUTOFF, REVERSE_FUTILITY, RAZORING, FUTILITY,
- LATE_MOVE_PRUNING, SEE_PRUNING, DELTA_PRUNING, STAND_PAT, DRAW, MATE_DISTANCE, TABLEBASE, HORIZON,
- NO_MOVE, INTERNAL_ITERATIVE_REDUCTION, SINGULAR_EXTENSION, MULTI_CUT) = range(19)
-
-
 
 # The kernel's inputs, declared once: each record's fields with their numba types. The records
 # below, their numba types, the entry's signature (`search`) and the order in which the Python
@@ -135,7 +109,8 @@ TABLES_INPUTS = (("params", int64[::1]), ("reductions", int64[:, ::1]),
                  ("acc", int32[:, :, ::1]), ("pv", int64[:, ::1]))
 # What ends a call and what it reports: its counters, its node budget, the stop word and the value
 # at which it stops, the iteration's depth (which bounds the check extension) and the tablebase
-# results it reads and asks for (``counts`` also holds the trace of its tree, if asked: T_PARENT).
+# results it reads and asks for (``counts`` also holds the trace of its tree, if asked:
+# engine/kernel_report.py).
 CONTROL_INPUTS = (("counts", int64[::1]), ("budget", int64), ("stop", int64[::1]),
                   ("stop_at", int64), ("root_depth", int64), ("probe_keys", uint64[::1]),
                   ("probe_results", int64[::1]), ("request", uint64[::1]))
@@ -218,100 +193,6 @@ def _count_node(counts, ply, budget, stop, stop_at):
     if ply > counts[SELDEPTH]:
         counts[SELDEPTH] = ply
     return counts[NODES] >= budget or (counts[NODES] & 1023 == 0 and stop[0] >= stop_at)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _cell(row, column):
-    """Where a cell of the trace is in ``counts``."""
-    return COUNTS + row * TRACE_COLUMNS + column
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _kept(counts, row):
-    """Whether the trace has room for ``row``."""
-    return _cell(row + 1, 0) <= counts.shape[0]
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _trace_row(counts, parent, code, how):
-    """Takes the next row of the trace for a child of ``parent`` (a node, or a move not searched)."""
-    row = counts[COUNTS] + 1
-    counts[COUNTS] = row
-    if _kept(counts, row):
-        counts[_cell(row, T_PARENT)] = parent
-        counts[_cell(row, T_MOVE)] = code
-        counts[_cell(row, T_HOW)] = how
-    return row
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _trace_child(counts, parent, code, how):
-    """The row of the child the node searches next (move ``code``, 0 for none; ``how``), or 0
-    with the trace off."""
-    if counts.shape[0] == COUNTS:
-        return 0
-    return _trace_row(counts, parent, code, how)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _trace_node(counts, ply, alpha, beta, depth, kind):
-    """The row of the node entered (its parent took it), with its window on entry, its depth and
-    kind; 0 with the trace off."""
-    if counts.shape[0] == COUNTS:
-        return 0
-    row = counts[COUNTS]
-    if _kept(counts, row):
-        counts[_cell(row, T_PLY)] = ply
-        counts[_cell(row, T_ALPHA)] = alpha
-        counts[_cell(row, T_BETA)] = beta
-        counts[_cell(row, T_DEPTH)] = depth
-        counts[_cell(row, T_KIND)] = kind
-    return row
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _trace_value(counts, row, value):
-    """The value a child returned (from its mover's view)."""
-    if counts.shape[0] != COUNTS and _kept(counts, row):
-        counts[_cell(row, T_VALUE)] = value
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _trace_end(counts, row, rule):
-    """The rule that ended the node of ``row``."""
-    if counts.shape[0] != COUNTS and _kept(counts, row):
-        counts[_cell(row, T_RULE)] = rule
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _trace_mark(counts, row, applied, rule):
-    """``rule`` changed the node of ``row`` without ending it, if ``applied``."""
-    if counts.shape[0] != COUNTS and applied and _kept(counts, row):
-        counts[_cell(row, T_MARK)] = rule
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _trace_move_not_searched(counts, parent, code, rule):
-    row = _trace_row(counts, parent, code, SEARCHED)
-    if _kept(counts, row):
-        counts[_cell(row, T_KIND)] = PRUNED_MOVE
-        counts[_cell(row, T_RULE)] = rule
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _trace_pruned(counts, parent, code, rule):
-    """Move ``code`` of the node ``parent`` not searched, by ``rule``."""
-    if counts.shape[0] != COUNTS:
-        _trace_move_not_searched(counts, parent, code, rule)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _trace_pruned_all(counts, parent, codes, rule):
-    """Moves ``codes`` of the node ``parent`` not searched, by ``rule`` (delta pruning ends the
-    captures at once)."""
-    if counts.shape[0] != COUNTS:
-        for code in codes:
-            _trace_move_not_searched(counts, parent, code, rule)
 
 
 # The steps of `_search` that do not recurse, each a helper inlined into the kernel (numba inlines
@@ -890,13 +771,8 @@ is not in ``probe_keys``/``probe_results`` (`probe_result_slot`): ``request`` th
 REQUEST_ indices; the en passant square plus one), and the caller probes it and calls again (the
 table, history and killers keep what the call found: every entry stored is the result of a
 finished subtree). ``counts`` gets the nodes, evaluations, cut-offs, tablebase hits and deepest ply
-of the call (the caller zeroes it); a ``counts`` longer than COUNTS gets the trace of the call's
-tree after the counters (see T_PARENT; the caller takes the row of the called node first)."""
-
-
-def trace_rows(counts: np.ndarray) -> np.ndarray:
-    """The trace in a call's ``counts`` (longer than COUNTS), as rows by the T_ columns: a view."""
-    return counts[COUNTS:].reshape(-1, TRACE_COLUMNS)
+of the call (the caller zeroes it); a ``counts`` longer than kernel_report.COUNTS gets the trace of the call's
+tree after the counters (the caller takes the row of the called node first)."""
 
 
 def requested_board(request: np.ndarray) -> chess.Board:

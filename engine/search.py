@@ -20,7 +20,7 @@ import numpy as np
 
 from engine import evaluate as classical
 from engine import network as nn
-from engine import params, scout
+from engine import kernel_report, params, scout
 from engine.bitboards import direct_call
 from engine.depth_rules import late_move_reductions
 from engine.endgame import with_endgame_knowledge
@@ -213,7 +213,7 @@ class Search:
         # The principal variation by ply, as the kernel finds it: [ply, 0] its length, then its
         # move codes.
         self.kernel_pv = np.zeros((MAX_PLY + 2, MAX_PLY + 2), dtype=np.int64)
-        self.kernel_counts = np.zeros(scout.COUNTS, dtype=np.int64)
+        self.kernel_counts = np.zeros(kernel_report.COUNTS, dtype=np.int64)
         self.kernel_params = self.parameters.copy()
         # (A copy: engine/techniques.py may zero it for one search.)
         self.reductions = late_move_reductions(self.parameters).copy()
@@ -385,7 +385,7 @@ class Search:
                           can_null=True, excluded=0)
         asked = 0
         while True:
-            counts[:scout.COUNTS] = 0  # (a trace after them, engine/trace.py, is kept)
+            counts[:kernel_report.COUNTS] = 0  # (a trace after them, engine/trace.py, is kept)
             budget = (scout.NO_BUDGET if self.node_limit is None
                       else self.node_limit - self.total_nodes())
             position = (board.pawns, board.knights, board.bishops, board.rooks, board.queens,
@@ -397,7 +397,7 @@ class Search:
                                     probe_keys=self.probe_keys, probe_results=self.probe_results,
                                     request=self.probe_request)
             score = _SEARCH(position + (depth, alpha, beta) + line + self.kernel_tables + control)
-            nodes, evaluations, cutoffs, seldepth, tbhits = counts[:scout.COUNTS].tolist()
+            nodes, evaluations, cutoffs, seldepth, tbhits = counts[:kernel_report.COUNTS].tolist()
             self.nodes += nodes
             self.evaluations += evaluations
             self.cutoffs += cutoffs

@@ -16,7 +16,15 @@ from typing import Any
 import chess
 import numpy as np
 
-from engine import scout
+from engine.kernel_report import (AGAIN_AT_FULL_DEPTH, AGAIN_WITH_WINDOW, ALL_MOVES, BETA_CUTOFF,
+                                  COUNTS, DELTA_PRUNING, DRAW, FUTILITY, HORIZON,
+                                  INTERNAL_ITERATIVE_REDUCTION, LATE_MOVE_PRUNING, MATE_DISTANCE,
+                                  MULTI_CUT, NON_PV_NODE, NO_MOVE, NULL_MOVE, NULL_MOVE_CUTOFF,
+                                  PRUNED_MOVE, PV_NODE, QUIESCENCE_NODE, RAZORING, RAZOR_CHECK,
+                                  REDUCED, REVERSE_FUTILITY, SCOUTED, SEARCHED, SEE_PRUNING,
+                                  SINGULAR_CHECK, SINGULAR_EXTENSION, STAND_PAT, TABLEBASE,
+                                  TABLE_CUT, TRACE_COLUMNS, T_ALPHA, T_BETA, T_DEPTH, T_HOW, T_KIND,
+                                  T_MARK, T_MOVE, T_PARENT, T_PLY, T_RULE, T_VALUE, trace_rows)
 from engine.bitmove import move_code
 from engine.movepick import code_move
 from engine.search import RootMove, Search
@@ -30,21 +38,21 @@ MAX_TRACE_ROWS = 20_000
 # The earlier iterations are not recorded but take time: the search stops past this many nodes.
 MAX_SEARCH_NODES = 20 * MAX_TRACE_ROWS
 
-KINDS = {scout.PV_NODE: "PV", scout.NON_PV_NODE: "non-PV", scout.QUIESCENCE_NODE: "quiescence"}
-HOW = {scout.SEARCHED: "searched", scout.SCOUTED: "null window",
-       scout.REDUCED: "reduced (LMR)", scout.AGAIN_AT_FULL_DEPTH: "again at full depth",
-       scout.AGAIN_WITH_WINDOW: "again with the window", scout.NULL_MOVE: "null move",
-       scout.RAZOR_CHECK: "razoring's quiescence check",
-       scout.SINGULAR_CHECK: "singular extension's search of the other moves"}
-RULES = {scout.ALL_MOVES: "", scout.BETA_CUTOFF: "beta cut-off", scout.TABLE_CUT: "table cut",
-         scout.NULL_MOVE_CUTOFF: "null move cut-off", scout.REVERSE_FUTILITY: "reverse futility",
-         scout.RAZORING: "razoring", scout.FUTILITY: "futility pruning",
-         scout.LATE_MOVE_PRUNING: "late-move pruning", scout.SEE_PRUNING: "SEE pruning",
-         scout.DELTA_PRUNING: "delta pruning", scout.STAND_PAT: "stand pat",
-         scout.DRAW: "draw", scout.MATE_DISTANCE: "mate distance", scout.TABLEBASE: "tablebase",
-         scout.HORIZON: "evaluated (ply limit)", scout.NO_MOVE: "no move (mate or stalemate)",
-         scout.INTERNAL_ITERATIVE_REDUCTION: "internal iterative reduction",
-         scout.SINGULAR_EXTENSION: "singular extension", scout.MULTI_CUT: "multi-cut"}
+KINDS = {PV_NODE: "PV", NON_PV_NODE: "non-PV", QUIESCENCE_NODE: "quiescence"}
+HOW = {SEARCHED: "searched", SCOUTED: "null window",
+       REDUCED: "reduced (LMR)", AGAIN_AT_FULL_DEPTH: "again at full depth",
+       AGAIN_WITH_WINDOW: "again with the window", NULL_MOVE: "null move",
+       RAZOR_CHECK: "razoring's quiescence check",
+       SINGULAR_CHECK: "singular extension's search of the other moves"}
+RULES = {ALL_MOVES: "", BETA_CUTOFF: "beta cut-off", TABLE_CUT: "table cut",
+         NULL_MOVE_CUTOFF: "null move cut-off", REVERSE_FUTILITY: "reverse futility",
+         RAZORING: "razoring", FUTILITY: "futility pruning",
+         LATE_MOVE_PRUNING: "late-move pruning", SEE_PRUNING: "SEE pruning",
+         DELTA_PRUNING: "delta pruning", STAND_PAT: "stand pat",
+         DRAW: "draw", MATE_DISTANCE: "mate distance", TABLEBASE: "tablebase",
+         HORIZON: "evaluated (ply limit)", NO_MOVE: "no move (mate or stalemate)",
+         INTERNAL_ITERATIVE_REDUCTION: "internal iterative reduction",
+         SINGULAR_EXTENSION: "singular extension", MULTI_CUT: "multi-cut"}
 # A move a node reached but did not search because an earlier move cut the node off.
 AFTER_CUTOFF = "beta cut-off"
 
@@ -73,10 +81,10 @@ class TracingSearch(Search):
     def __init__(self, tt: TranspositionTable, depth: int, capacity: int = MAX_TRACE_ROWS) -> None:
         super().__init__(tt)
         self.traced_depth = depth
-        # The kernel's counters with the trace after them (scout.T_PARENT), and its rows.
-        self.traced_counts = np.zeros(scout.COUNTS + (capacity + 1) * scout.TRACE_COLUMNS,
+        # The kernel's counters with the trace after them (T_PARENT), and its rows.
+        self.traced_counts = np.zeros(COUNTS + (capacity + 1) * TRACE_COLUMNS,
                                       dtype=np.int64)
-        self.rows = scout.trace_rows(self.traced_counts)
+        self.rows = trace_rows(self.traced_counts)
         self._tracing = False
         self.passes: list[int] = []
         self.nodes_before: int | None = None
@@ -89,9 +97,9 @@ class TracingSearch(Search):
         row = int(rows[0, 0]) + 1
         rows[0, 0] = row
         if row < rows.shape[0]:
-            rows[row, scout.T_PARENT] = parent
-            rows[row, scout.T_MOVE] = code
-            rows[row, scout.T_HOW] = how
+            rows[row, T_PARENT] = parent
+            rows[row, T_MOVE] = code
+            rows[row, T_HOW] = how
         return row
 
     def _set(self, row: int, column: int, value: int) -> None:
@@ -104,9 +112,9 @@ class TracingSearch(Search):
             return super()._search_root(root_moves, depth, alpha, beta, first)
         if self.nodes_before is None:
             self.nodes_before = self.nodes
-        row = self._take_row(0, 0, scout.SEARCHED)
-        for column, value in ((scout.T_ALPHA, alpha), (scout.T_BETA, beta),
-                              (scout.T_DEPTH, depth), (scout.T_KIND, scout.PV_NODE)):
+        row = self._take_row(0, 0, SEARCHED)
+        for column, value in ((T_ALPHA, alpha), (T_BETA, beta),
+                              (T_DEPTH, depth), (T_KIND, PV_NODE)):
             self._set(row, column, value)
         self.passes.append(row)
         self._root_row = row
@@ -117,8 +125,8 @@ class TracingSearch(Search):
         finally:
             self.kernel_counts = untraced
             self._tracing = False
-        self._set(row, scout.T_VALUE, best)
-        self._set(row, scout.T_RULE, scout.BETA_CUTOFF if best >= beta else scout.ALL_MOVES)
+        self._set(row, T_VALUE, best)
+        self._set(row, T_RULE, BETA_CUTOFF if best >= beta else ALL_MOVES)
         return best
 
     def _make(self, move: chess.Move) -> None:
@@ -128,13 +136,13 @@ class TracingSearch(Search):
     def _traced_call(self, how: int, depth: int, alpha: int, beta: int, ply: int) -> int:
         row = self._take_row(self._root_row, self._root_code, how)
         score = self._run_kernel(depth, alpha, beta, ply)
-        self._set(row, scout.T_VALUE, score)
+        self._set(row, T_VALUE, score)
         return score
 
     def pvs(self, depth: int, alpha: int, beta: int, ply: int) -> int:
         if not self._tracing:
             return super().pvs(depth, alpha, beta, ply)
-        how = scout.AGAIN_WITH_WINDOW if self._scouted == self._root_code else scout.SEARCHED
+        how = AGAIN_WITH_WINDOW if self._scouted == self._root_code else SEARCHED
         self._scouted = 0
         return self._traced_call(how, depth, alpha, beta, ply)
 
@@ -142,7 +150,7 @@ class TracingSearch(Search):
         if not self._tracing:
             return super().scout(depth, alpha, beta, ply)
         self._scouted = self._root_code
-        return self._traced_call(scout.SCOUTED, depth, alpha, beta, ply)
+        return self._traced_call(SCOUTED, depth, alpha, beta, ply)
 
 
 def trace_search(board: chess.Board, depth: int, max_rows: int = MAX_TRACE_ROWS,
@@ -177,34 +185,34 @@ def tree(board: chess.Board, rows: np.ndarray) -> list[dict[str, Any]]:
     in the order searched and its moves not searched."""
     children: dict[int, list[int]] = {}
     for row in range(1, rows.shape[0]):
-        children.setdefault(int(rows[row, scout.T_PARENT]), []).append(row)
+        children.setdefault(int(rows[row, T_PARENT]), []).append(row)
 
     def node(row: int, board: chess.Board, san: str | None) -> dict[str, Any]:
         r = rows[row].tolist()
         out: dict[str, Any] = {
-            "row": row, "move": san, "how": HOW[r[scout.T_HOW]], "kind": KINDS[r[scout.T_KIND]],
-            "white_to_move": board.turn == chess.WHITE, "ply": r[scout.T_PLY],
-            "depth": r[scout.T_DEPTH], "alpha": r[scout.T_ALPHA], "beta": r[scout.T_BETA],
-            "value": r[scout.T_VALUE], "rule": RULES[r[scout.T_RULE]],
-            "mark": RULES[r[scout.T_MARK]], "children": [], "pruned": []}
+            "row": row, "move": san, "how": HOW[r[T_HOW]], "kind": KINDS[r[T_KIND]],
+            "white_to_move": board.turn == chess.WHITE, "ply": r[T_PLY],
+            "depth": r[T_DEPTH], "alpha": r[T_ALPHA], "beta": r[T_BETA],
+            "value": r[T_VALUE], "rule": RULES[r[T_RULE]],
+            "mark": RULES[r[T_MARK]], "children": [], "pruned": []}
         touched = set()
         for child in children.get(row, []):
             c = rows[child].tolist()
-            code, how = c[scout.T_MOVE], c[scout.T_HOW]
-            if how in (scout.RAZOR_CHECK, scout.SINGULAR_CHECK):  # the same position
+            code, how = c[T_MOVE], c[T_HOW]
+            if how in (RAZOR_CHECK, SINGULAR_CHECK):  # the same position
                 out["children"].append(node(child, board, None))
                 continue
-            move = chess.Move.null() if how == scout.NULL_MOVE else code_move(code)
+            move = chess.Move.null() if how == NULL_MOVE else code_move(code)
             move = _legal_form(board, move)
-            name = "null move" if how == scout.NULL_MOVE else board.san(move)
+            name = "null move" if how == NULL_MOVE else board.san(move)
             touched.add(move)
-            if c[scout.T_KIND] == scout.PRUNED_MOVE:
-                out["pruned"].append({"move": name, "rule": RULES[c[scout.T_RULE]]})
+            if c[T_KIND] == PRUNED_MOVE:
+                out["pruned"].append({"move": name, "rule": RULES[c[T_RULE]]})
                 continue
             board.push(move)
             out["children"].append(node(child, board, name))
             board.pop()
-        if r[scout.T_RULE] == scout.BETA_CUTOFF and r[scout.T_KIND] != scout.QUIESCENCE_NODE:
+        if r[T_RULE] == BETA_CUTOFF and r[T_KIND] != QUIESCENCE_NODE:
             # Moves after the cut are never generated by the kernel's staged walk: every legal
             # move neither searched nor pruned is one of them.
             out["pruned"] += [{"move": board.san(move), "rule": AFTER_CUTOFF}

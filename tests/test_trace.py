@@ -8,7 +8,7 @@ from collections import Counter
 import chess
 import pytest
 
-from engine import scout
+from engine import kernel_report
 from engine.params import NEVER, default
 from engine.search import Search, fixed_depth_search
 from engine.timeman import Limits
@@ -79,7 +79,7 @@ def test_the_search_passes_the_kernel_no_room_for_a_trace_unless_asked() -> None
     # nothing. The bench's node count (tests/test_bench.py) is the search's with the trace off.
     search = Search(TranspositionTable(1))
     search.prepare(chess.Board(KIWIPETE), Limits(depth=2))
-    assert search.kernel_counts.shape == (scout.COUNTS,)
+    assert search.kernel_counts.shape == (kernel_report.COUNTS,)
 
 
 IIR = "internal iterative reduction"
