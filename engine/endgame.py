@@ -13,7 +13,7 @@ Two kinds of draw the evaluation does not know are scored 0: a bare king against
 force mate (nothing, a minor, two knights: the network, which never saw such positions, gave them
 anything from -0.7 to +1.2), and bishop and pawns on one rook file, the bishop not of the
 promotion square's colour, with the lone king on or next to that square, which the network scored
-+5 to +7 for a hundred moves in games against Stockfish (docs/strength.md): the king cannot be
++5 to +7 for a hundred moves in games against Stockfish (docs/experiments.md): the king cannot be
 driven from the corner, as Stockfish's KBPsK scaling says.
 """
 
