@@ -313,12 +313,63 @@ def test_tally_counts_from_engine1_view_and_blames_the_culprit():
     assert tally.engines[0].crashes == 1
 
 
+def test_games_from_pgn_are_this_matchs_games_from_engine1s_view(tmp_path):
+    path = tmp_path / "m.pgn"
+    records = [_record(match.CHECKMATE, chess.WHITE, engine1_white=True),
+               _record(match.REPETITION, None, engine1_white=False),
+               _record(match.TIME_FORFEIT, chess.BLACK, culprit=chess.WHITE, engine1_white=False)]
+    drawn_forfeit = _record(match.TIME_FORFEIT, None, culprit=chess.BLACK, engine1_white=True)
+    drawn_forfeit.detail = "Black loses on time (-0.010 s)"
+    records.append(drawn_forfeit)
+    with open(path, "w") as f:
+        for number, record in enumerate(records, 1):
+            record.scheduled = match.ScheduledGame(number, 0, record.scheduled.engine1_white)
+            record.white, record.black = ("A", "B") if record.scheduled.engine1_white else ("B", "A")
+            print(match.game_to_pgn(record, "Test event", "2+0.02"), file=f, end="\n\n")
+        print(match.game_to_pgn(_record(match.CHECKMATE, chess.WHITE), "Other event", "2+0.02"), file=f, end="\n\n")
+        print(match.game_to_pgn(_record(match.CHECKMATE, chess.WHITE), "Test event", "10+0.1"), file=f, end="\n\n")
+    done = match.games_from_pgn(str(path), ("A", "B"), "Test event", "2+0.02")
+    assert [record.scheduled.number for record in done] == [1, 2, 3, 4]
+    tally = match.Tally()
+    for record in done:
+        tally.add(record)
+    assert (tally.wins, tally.draws, tally.losses) == (2, 2, 0)
+    assert tally.engines[1].time_forfeits == 2 and tally.engines[0].time_forfeits == 0
+
+
+def test_resumed_match_plays_only_the_rest_of_its_schedule(fake_engine, capsys, tmp_path):
+    pgn = tmp_path / "m.pgn"
+    epd = tmp_path / "openings.epd"
+    openings = []
+    for first_move in ("e2e4", "d2d4", "c2c4", "g1f3"):
+        board = chess.Board()
+        board.push_uci(first_move)
+        openings.append(board.epd())
+    epd.write_text("\n".join(openings) + "\n")
+    first = ["--engine1", fake_engine("first"), "--engine2", fake_engine("first"), "--depth", "1",
+             "--seed", "5", "--openings", str(epd), "--pgn", str(pgn), "--quiet"]
+    code, out, _ = _run(first + ["--games", "2"], capsys)
+    assert code == 0 and ": 2 games" in out
+    code, out, _ = _run(first + ["--games", "5", "--resume"], capsys)
+    assert code == 0 and ": 5 games" in out
+    with open(pgn) as f:
+        games = iter(lambda: chess.pgn.read_game(f), None)
+        played = [(int(game.headers["Round"]), game.headers["FEN"]) for game in games]
+    assert sorted(number for number, _ in played) == [1, 2, 3, 4, 5]
+    openings = match.load_openings(str(epd))
+    schedule = match.schedule_games(5, len(openings), 5)
+    assert sorted(played) == [(game.number, openings[game.opening_index]) for game in schedule]
+
+
 def test_usage_errors_exit_non_zero(capsys):
     with pytest.raises(SystemExit) as exc:
         match.main(["--engine1", "a", "--engine2", "b"])  # no time control
     assert exc.value.code != 0
     with pytest.raises(SystemExit) as exc:
         match.main(["--engine1", "a", "--engine2", "b", "--depth", "1", "--option1", "Hash"])
+    assert exc.value.code != 0
+    with pytest.raises(SystemExit) as exc:
+        match.main(["--engine1", "a", "--engine2", "b", "--depth", "1", "--resume"])  # no --pgn to resume from
     assert exc.value.code != 0
 
 

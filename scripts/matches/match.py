@@ -498,6 +498,45 @@ def game_to_pgn(record: GameRecord, event: str, time_control: str) -> chess.pgn.
     return game
 
 
+def _culprit(game: chess.pgn.Game, winner: Optional[chess.Color]) -> chess.Color:
+    """The side an abnormal ending blames: the loser, or, for a drawn time forfeit (the opponent
+    could not mate), the side its detail at the end of the last comment names."""
+    if winner is not None:
+        return not winner
+    return chess.BLACK if "Black loses on time" in game.end().comment else chess.WHITE
+
+
+def games_from_pgn(path: str, names: Tuple[str, str], event: str, time_control: str) -> List[GameRecord]:
+    """The games of this match already in the PGN file at ``path``: those of the two engines
+    ``names`` under ``event`` and ``time_control``, as records enough for the tally (result,
+    termination, culprit; no moves). Other games in the file are left out."""
+    records: List[GameRecord] = []
+    abnormal = {TIME_FORFEIT, ILLEGAL_MOVE, CRASH, HANG}
+    results = {"1-0": chess.WHITE, "0-1": chess.BLACK, "1/2-1/2": None}
+    with open(path, encoding="utf-8") as pgn:
+        while True:
+            offset = pgn.tell()
+            headers = chess.pgn.read_headers(pgn)
+            if headers is None:
+                return records
+            if (headers.get("Event") != event or headers.get("TimeControl") != time_control
+                    or {headers.get("White"), headers.get("Black")} != set(names)
+                    or headers.get("Result") not in results or not headers.get("Round", "").isdigit()):
+                continue
+            winner = results[headers["Result"]]
+            termination = headers.get("Termination", "")
+            culprit = None
+            if termination in abnormal:
+                here = pgn.tell()
+                pgn.seek(offset)
+                culprit = _culprit(chess.pgn.read_game(pgn), winner)
+                pgn.seek(here)
+            scheduled = ScheduledGame(number=int(headers["Round"]), opening_index=-1,
+                                      engine1_white=headers["White"] == names[0])
+            records.append(GameRecord(scheduled, headers.get("FEN", chess.STARTING_FEN), headers["White"],
+                                      headers["Black"], [], [], winner, termination, "", culprit))
+
+
 # ---------------------------------------------------------------------------
 # The match
 
@@ -606,6 +645,7 @@ class MatchConfig:
     seed: Optional[int] = None
     concurrency: int = 1
     pgn_path: Optional[str] = None
+    resume: bool = False
     event: str = "Brudno match"
     sprt: Optional[Tuple[float, float]] = None
     init_timeout: float = 120.0
@@ -614,6 +654,15 @@ class MatchConfig:
 
 def _distinct_names(first: str, second: str) -> Tuple[str, str]:
     return (first, second) if first != second else (f"{first} (1)", f"{second} (2)")
+
+
+def _check_sprt(config: MatchConfig, tally: Tally) -> None:
+    """Records the sequential test's verdict the first time a bound is crossed."""
+    if config.sprt and tally.sprt_verdict is None:
+        llr = sprt_llr(tally.wins, tally.draws, tally.losses, *config.sprt)
+        decision = sprt_decision(llr, sprt_bounds())
+        if decision:
+            tally.sprt_verdict = (decision, tally.games, llr)
 
 
 async def run_match(config: MatchConfig, tally: Tally, progress: Optional[TextIO] = None) -> Tuple[str, str]:
@@ -638,6 +687,17 @@ async def run_match(config: MatchConfig, tally: Tally, progress: Optional[TextIO
         names = _distinct_names(config.engine1.name or pairs[0][0].id_name() or os.path.basename(config.engine1.command[0]),
                                 config.engine2.name or pairs[0][1].id_name() or os.path.basename(config.engine2.command[0]))
 
+        if config.resume and config.pgn_path and os.path.exists(config.pgn_path):
+            done = games_from_pgn(config.pgn_path, names, config.event, config.limits.pgn_time_control())
+            for record in done:
+                tally.add(record)
+            played = {record.scheduled.number for record in done}
+            schedule = collections.deque(game for game in schedule if game.number not in played)
+            if progress:
+                print(f"resumed {len(done)} games from {config.pgn_path}", file=progress)
+            _check_sprt(config, tally)
+            stop = tally.sprt_verdict is not None
+
         async def worker(p1: Player, p2: Player) -> None:
             nonlocal stop
             while schedule and not stop:
@@ -659,12 +719,8 @@ async def run_match(config: MatchConfig, tally: Tally, progress: Optional[TextIO
                 if progress:
                     line = progress_line(tally, config.games, config.sprt)
                     print(f"\r{line}\033[K" if tty else line, file=progress, end="" if tty else "\n", flush=True)
-                if config.sprt and tally.sprt_verdict is None:
-                    llr = sprt_llr(tally.wins, tally.draws, tally.losses, *config.sprt)
-                    decision = sprt_decision(llr, sprt_bounds())
-                    if decision:
-                        tally.sprt_verdict = (decision, tally.games, llr)
-                        stop = True
+                _check_sprt(config, tally)
+                stop = stop or tally.sprt_verdict is not None
 
         await asyncio.gather(*(worker(p1, p2) for p1, p2 in pairs))
         if progress and tty:
@@ -702,6 +758,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, help="shuffle the openings with this seed (default: file order)")
     p.add_argument("--concurrency", type=int, default=1, help="games in parallel (default 1)")
     p.add_argument("--pgn", metavar="FILE", help="append the games to this PGN file")
+    p.add_argument("--resume", action="store_true",
+                   help="count the games of this match already in the --pgn file (same engine names, "
+                        "event and time control; --seed as before) and play only the rest of the schedule")
     p.add_argument("--event", default="Brudno match", help="PGN Event header")
     p.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"),
                    help="stop when the SPRT (alpha=beta=0.05) accepts H0 or H1")
@@ -727,6 +786,8 @@ def config_from_args(args: argparse.Namespace) -> MatchConfig:
             raise ValueError(f"--{flag.replace('_', '-')} must be at least 1")
     if args.movetime is not None and args.movetime <= 0:
         raise ValueError("--movetime must be positive")
+    if args.resume and not args.pgn:
+        raise ValueError("--resume needs the --pgn file of the match")
     if args.sprt and args.sprt[0] >= args.sprt[1]:
         raise ValueError("--sprt needs ELO0 < ELO1")
     specs = []
@@ -741,7 +802,7 @@ def config_from_args(args: argparse.Namespace) -> MatchConfig:
     return MatchConfig(engine1=specs[0], engine2=specs[1], limits=limits, games=args.games,
                        openings=load_openings(args.openings, args.chess960) if args.openings else None,
                        seed=args.seed, chess960=args.chess960,
-                       concurrency=args.concurrency, pgn_path=args.pgn, event=args.event,
+                       concurrency=args.concurrency, pgn_path=args.pgn, resume=args.resume, event=args.event,
                        sprt=tuple(args.sprt) if args.sprt else None, init_timeout=args.init_timeout)
 
 
