@@ -14,8 +14,8 @@ import chess
 from numba import boolean, int64, njit
 
 from engine import movecode
-from engine.bitboards import BACK_RANK, SQUARE_BB, U0, compile_kernel
-from engine.movegen import _capture_kernel_impl, evasion_kernel
+from engine.bitboards import BACK_RANK, SQUARE_BB, U0, compile_kernel, stack_buffer
+from engine.movegen import MAX_CAPTURES, captures_into, evasion_kernel
 from engine.zobrist import _EN_PASSANT, RANDOM, _in_check, _key_after_move
 
 
@@ -140,8 +140,8 @@ def child(code, pawns, knights, bishops, rooks, queens, kings, white, castling, 
                 if movecode.target(evasion) == square and movecode.mover(evasion) == 1:
                     legal = True
         else:
-            legal = _capture_kernel_impl(p, n, b, r, q, k, theirs, U0, not white_to_move, square,
-                                         U0).shape[0] > 0
+            legal = captures_into(stack_buffer(MAX_CAPTURES), p, n, b, r, q, k, theirs, U0,
+                                  not white_to_move, square, U0) > 0
         if legal:
             child_ep = square
             child_key ^= RANDOM[_EN_PASSANT + (square & 7)]

@@ -18,12 +18,17 @@ from engine import movecode
 from engine.bitboards import (BACK_RANK, BETWEEN, BISHOP_DIRS, KING_ATTACKS, KNIGHT_ATTACKS, LINE,
                               PAWN_ATTACKS, PIECE_VALUES, RANK_3, RANK_6, ROOK_DIRS, S8,
                               SEVENTH_RANK, SQUARE_BB, U0, U1, attacked_by, compile_kernel, lsb,
-                              msb, pinned_pieces, slider_attacks)
+                              msb, pinned_pieces, slider_attacks, stack_buffer)
 
 PROMOTION_RANKS = np.uint64(chess.BB_RANK_1 | chess.BB_RANK_8)  # where a pawn promotes
 _CORNERS = np.uint64(chess.BB_CORNERS)
 _FIFTH_RANK = np.array([0x00000000FF000000, 0x000000FF00000000], dtype=np.uint64)  # by colour: Black, White
 _PROMOTIONS = (5, 4, 3, 2)  # queen, rook, bishop, knight: python-chess's order
+# Room for a position's captures, its promotions (8 pawns, 3 targets each, 4 pieces) and its quiet
+# moves.
+MAX_CAPTURES = 128
+MAX_PROMOTIONS = 4 * 24
+MAX_QUIETS = 256
 
 
 @njit(cache=True, nogil=True)
@@ -81,7 +86,15 @@ def _evasion_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, wh
     butterfly indices. Otherwise its captures and promotions (``generate_legal_captures``, then
     pushes that promote) as move codes, sorted by MVV-LVA with ties in that order.
     """
-    out = np.empty(256, dtype=np.int64)
+    out = np.empty(MAX_QUIETS, dtype=np.int64)
+    return out[:evasions_into(out, pawns, knights, bishops, rooks, queens, kings, ours, white,
+                              ep_square, quiet)]
+
+
+@njit(cache=True, nogil=True)
+def evasions_into(out, pawns, knights, bishops, rooks, queens, kings, ours, white, ep_square,
+                  quiet):
+    """`_evasion_kernel_impl`'s moves written into ``out`` (MAX_QUIETS long), and how many."""
     n = 0
     occupied = pawns | knights | bishops | rooks | queens | kings
     theirs = occupied & ~ours
@@ -173,12 +186,12 @@ def _evasion_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, wh
                              white):
                         out[n] = movecode.butterfly_index(origin, target)
                         n += 1
-            return out[:n]
+            return n
         promoting = single & PROMOTION_RANKS
     else:
         promoting = U0
         if quiet:
-            return out[:n]
+            return n
 
     # En passant (python-chess's generate_legal_ep), then the promotions by a push.
     if ep_square >= 0 and not SQUARE_BB[ep_square] & occupied:
@@ -202,7 +215,7 @@ def _evasion_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, wh
 
     # MVV-LVA (the victim's value times 8 less the mover's type; a queen promotion scores as if it
     # took a queen too, under-promotions go last), best first; a stable insertion sort keeps ties in list order.
-    keys = np.empty(n, dtype=np.int64)
+    keys = stack_buffer(MAX_QUIETS)
     for i in range(n):
         code = out[i]
         promotion = movecode.promotion(code)
@@ -222,7 +235,7 @@ def _evasion_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, wh
             j -= 1
         out[j + 1] = code
         keys[j + 1] = key
-    return out[:n]
+    return n
 
 
 _EVASION_SIGNATURE = int64[::1](uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean,
@@ -247,7 +260,15 @@ def _capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, vi
     Victims come from the queen down to pawns (en passant last among the pawns), each target
     square from h8 down to a1; within a victim type the cheapest attacker comes first.
     """
-    out = np.empty(128, dtype=np.int64)
+    out = np.empty(MAX_CAPTURES, dtype=np.int64)
+    return out[:captures_into(out, pawns, knights, bishops, rooks, queens, kings, ours, victims,
+                              white, ep_square, not_attackers)]
+
+
+@njit(cache=True, nogil=True)
+def captures_into(out, pawns, knights, bishops, rooks, queens, kings, ours, victims, white,
+                  ep_square, not_attackers):
+    """`_capture_kernel_impl`'s moves written into ``out`` (MAX_CAPTURES long), and how many."""
     n = 0
     occupied = pawns | knights | bishops | rooks | queens | kings
     theirs = occupied & ~ours
@@ -314,7 +335,7 @@ def _capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, vi
                 out[j + 1] = out[j]
                 j -= 1
             out[j + 1] = code
-    return out[:n]
+    return n
 
 
 _capture_kernel = compile_kernel(_capture_kernel_impl, _CAPTURE_SIGNATURE)
@@ -331,7 +352,16 @@ def _quiet_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, whit
     """Legal quiet moves, but castling, of a side not in check, as butterfly indices,
     in python-chess's order: piece moves by origin and target from h8 down, then single and
     double pawn pushes. Also returns how many piece moves come first (castling follows them)."""
-    out = np.empty(256, dtype=np.int64)
+    out = np.empty(MAX_QUIETS, dtype=np.int64)
+    n, piece_moves = quiets_into(out, pawns, knights, bishops, rooks, queens, kings, ours, white,
+                                 king)
+    return out[:n], piece_moves
+
+
+@njit(cache=True, nogil=True)
+def quiets_into(out, pawns, knights, bishops, rooks, queens, kings, ours, white, king):
+    """`_quiet_kernel_impl`'s moves written into ``out`` (MAX_QUIETS long): how many, and how many
+    piece moves come first."""
     n = 0
     occupied = pawns | knights | bishops | rooks | queens | kings
     empty = ~occupied
@@ -388,7 +418,7 @@ def _quiet_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, whit
                 continue
             out[n] = movecode.butterfly_index(origin, target)
             n += 1
-    return out[:n], piece_moves
+    return n, piece_moves
 
 
 _quiet_kernel = compile_kernel(_quiet_kernel_impl, _QUIET_SIGNATURE)
@@ -399,6 +429,13 @@ def quiet_checks(pawns, knights, bishops, rooks, queens, kings, ours, white):
     """The legal quiet moves (not castling, not promotions) of a side not in check that give
     check, directly or by discovery, as move codes (origin | target << 6 | mover type << 16),
     in the order of `_quiet_kernel_impl`."""
+    out = np.empty(MAX_QUIETS, dtype=np.int64)
+    return out[:quiet_checks_into(out, pawns, knights, bishops, rooks, queens, kings, ours, white)]
+
+
+@njit(cache=True, nogil=True)
+def quiet_checks_into(out, pawns, knights, bishops, rooks, queens, kings, ours, white):
+    """`quiet_checks` written into ``out`` (MAX_QUIETS long), and how many."""
     occupied = pawns | knights | bishops | rooks | queens | kings
     theirs = occupied & ~ours
     their_king = lsb(kings & theirs)
@@ -409,11 +446,11 @@ def quiet_checks(pawns, knights, bishops, rooks, queens, kings, ours, white):
     bishop_checks = slider_attacks(their_king, occupied, BISHOP_DIRS)
     rook_checks = slider_attacks(their_king, occupied, ROOK_DIRS)
     discoverers = pinned_pieces(their_king, occupied, ours, ours, bishops, rooks, queens)
-    quiets, _ = _quiet_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, white,
-                                   lsb(kings & ours))
-    out = np.empty(quiets.shape[0], dtype=np.int64)
+    quiets = stack_buffer(MAX_QUIETS)
+    n_quiets, _ = quiets_into(quiets, pawns, knights, bishops, rooks, queens, kings, ours, white,
+                              lsb(kings & ours))
     n = 0
-    for code in quiets:
+    for code in quiets[:n_quiets]:
         origin = movecode.origin(code)
         target = movecode.target(code)
         from_bb = SQUARE_BB[origin]
@@ -426,7 +463,7 @@ def quiet_checks(pawns, knights, bishops, rooks, queens, kings, ours, white):
         if direct or uncovered:
             out[n] = movecode.make(origin, target, 0, kind, 0)
             n += 1
-    return out[:n]
+    return n
 
 
 # ---------------------------------------------------------------------- promotions and castling
@@ -438,9 +475,16 @@ def promotion_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white,
     h8 down, then pushes, each as queen, rook, bishop, knight), stably sorted by falling victim
     value. Each is
     ``origin | target << 6 | victim type << 12 | 1 << 16 | promotion << 20`` (victim 0: a push)."""
+    out = np.empty(MAX_PROMOTIONS, dtype=np.int64)
+    return out[:promotions_into(out, pawns, knights, bishops, rooks, queens, kings, ours, white,
+                                promoting)]
+
+
+@njit(cache=True, nogil=True)
+def promotions_into(out, pawns, knights, bishops, rooks, queens, kings, ours, white, promoting):
+    """`promotion_kernel`'s moves written into ``out`` (MAX_PROMOTIONS long), and how many."""
     if promoting == U0:
-        return np.empty(0, dtype=np.int64)
-    out = np.empty(4 * 24, dtype=np.int64)
+        return 0
     n = 0
     occupied = pawns | knights | bishops | rooks | queens | kings
     theirs = occupied & ~ours
@@ -475,7 +519,7 @@ def promotion_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white,
             out[j + 1] = out[j]
             j -= 1
         out[j + 1] = code
-    return out[:n]
+    return n
 
 
 @njit(cache=True, nogil=True)
@@ -486,13 +530,21 @@ def castling_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white, 
     `chess.Board.clean_castling_rights` cleans them (in Chess960: the outermost rook on each side
     of a king on its back rank)."""
     out = np.empty(2, dtype=np.int64)
+    return out[:castles_into(out, pawns, knights, bishops, rooks, queens, kings, ours, white,
+                             castling, chess960)]
+
+
+@njit(cache=True, nogil=True)
+def castles_into(out, pawns, knights, bishops, rooks, queens, kings, ours, white, castling,
+                 chess960):
+    """`castling_kernel`'s moves written into ``out`` (2 long), and how many."""
     n = 0
     occupied = pawns | knights | bishops | rooks | queens | kings
     theirs = occupied & ~ours
     back_rank = BACK_RANK[1 if white else 0]
     king_bb = kings & ours & back_rank
     if not king_bb:
-        return out[:0]
+        return 0
     king = lsb(king_bb)
     rights = castling & rooks & ours & back_rank
     if chess960:
@@ -504,7 +556,7 @@ def castling_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white, 
                 candidates |= SQUARE_BB[msb(rights)]
     else:
         if king != (4 if white else 60):
-            return out[:0]
+            return 0
         candidates = rights & _CORNERS
     base = king & 56
     while candidates:
@@ -530,7 +582,7 @@ def castling_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white, 
                                     pawns, knights, bishops, rooks, queens, kings, theirs, white):
             out[n] = movecode.butterfly_index(king, rook if chess960 else king_to)
             n += 1
-    return out[:n]
+    return n
 
 
 # ---------------------------------------------------------------------- the legality kernel

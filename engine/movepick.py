@@ -15,7 +15,8 @@ early never pays for the rest:
 The walk is written once, as numba functions over python-chess's bitboards (`_first_moves`,
 `_next_stage`, `_next_move`; the move lists come from engine/movegen.py): the scout kernel
 (engine/scout.py) calls them at every node it searches, and `ordered_moves` at the root, turning
-their codes into python-chess moves.
+their codes into python-chess moves. They list into arrays their caller gives (the node's row of the
+kernel's move lists), so that no node allocates one.
 """
 
 from __future__ import annotations
@@ -27,16 +28,21 @@ import numpy as np
 from numba import boolean, int64, njit, uint64
 
 from engine import movecode
-from engine.bitboards import PIECE_VALUES, SEVENTH_RANK, SQUARE_BB, compile_kernel, lsb
+from engine.bitboards import (PIECE_VALUES, SEVENTH_RANK, SQUARE_BB, compile_kernel, lsb,
+                              stack_buffer)
 from engine.bitmove import move_code
-from engine.movegen import (_capture_kernel_impl, _kind, _legal_kernel_impl, _quiet_kernel_impl,
-                            castling_kernel, evasion_kernel, promotion_kernel)
+from engine.movegen import (MAX_CAPTURES, MAX_PROMOTIONS, MAX_QUIETS, _kind, _legal_kernel_impl,
+                            captures_into, castles_into, castling_kernel, evasions_into,
+                            promotions_into, quiets_into)
 from engine.see import _see_kernel
 from engine.tt_kernels import MOVES, encode_move
 
 
 
 HISTORY_MAX = 1 << 14
+# Room for a stage of the walk: the first moves (the hash move, promotions, captures) or the quiet
+# moves; or quiescence's moves (queen promotions, captures, quiet checks).
+WALK_MOVES = MAX_PROMOTIONS // 4 + MAX_CAPTURES + MAX_QUIETS
 
 
 class OrderingTables:
@@ -111,23 +117,24 @@ def ordered_stages(board: chess.Board, hash_move: chess.Move | None, tables: Ord
     position = (u(board.pawns), u(board.knights), u(board.bishops), u(board.rooks),
                 u(board.queens), u(board.kings), u(board.occupied_co[us]), us,
                 u(board.castling_rights), board.chess960, ep_square, in_check)
-    moves, losing, skip = _first_moves(*position, encode_move(hash_move))
+    walk, losing = np.empty(WALK_MOVES, dtype=np.int64), np.empty(MAX_CAPTURES, dtype=np.int64)
+    moves, losing, skip = _first_moves(walk, losing, *position, encode_move(hash_move))
     done = np.full(2, -1, dtype=np.int64)
     for stage in range(4):
         if stage:
             killer_a, killer_b = tables.killers[ply].tolist()
-            moves, done = _next_stage(stage - 1, losing, *position, skip, done, killer_a, killer_b,
-                                      tables.history[us])
-        yield moves
+            moves, done = _next_stage(walk, stage - 1, losing, *position, skip, done, killer_a,
+                                      killer_b, tables.history[us])
+        yield moves.copy()  # the next stage is listed in the same array
 
 
 # ---------------------------------------------------------------------- the history kernels
 
 @njit(cache=True, nogil=True)
-def _by_history_impl(indices, history, skip_a, skip_b, skip_c):
-    """``indices`` (butterfly indices) without the three skipped ones, by falling history score;
-    moves of equal score keep their order (a stable insertion sort: the lists are short)."""
-    out = np.empty(indices.shape[0], dtype=np.int64)
+def _by_history_into(out, indices, history, skip_a, skip_b, skip_c):
+    """``indices`` (butterfly indices) without the three skipped ones, by falling history score,
+    written into ``out``; moves of equal score keep their order (a stable insertion sort: the
+    lists are short). Returns how many."""
     n = 0
     for index in indices:
         if index == skip_a or index == skip_b or index == skip_c:
@@ -139,7 +146,7 @@ def _by_history_impl(indices, history, skip_a, skip_b, skip_c):
             j -= 1
         out[j + 1] = index
         n += 1
-    return out[:n]
+    return n
 
 
 @njit(cache=True, nogil=True)
@@ -173,27 +180,29 @@ def _is_legal(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move
 
 
 @njit(cache=True, nogil=True)
-def _first_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, castling,
-                 chess960, ep_square, in_check, hash_code):
+def _first_moves(out, losing, pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
+                 castling, chess960, ep_square, in_check, hash_code):
     """The walk's first stages (1 and 2 above): the hash move, then the captures and promotions
     but those that lose material, which come apart (stage 5), as move codes (victim 0: a quiet
-    move). Also the hash move's table code (-1 if it is not legal here)."""
+    move), written into ``out`` (WALK_MOVES long) and ``losing`` (MAX_CAPTURES long) and returned
+    as their filled parts. Also the hash move's table code (-1 if it is not legal here)."""
     occupied = pawns | knights | bishops | rooks | queens | kings
     theirs = occupied & ~ours
     white = ours if white_to_move else theirs
-    out = np.empty(256, dtype=np.int64)
     n = 0
     skip = -1
+    captures = stack_buffer(MAX_QUIETS)  # (room for the evasions, in check)
     if in_check:
-        captures = evasion_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
-                                  white_to_move, ep_square, False)
+        captures = captures[:evasions_into(captures, pawns, knights, bishops, rooks, queens, kings,
+                                           ours, white_to_move, ep_square, False)]
         promotions = captures[:0]
     else:
         promoting = pawns & ours & SEVENTH_RANK[1 if white_to_move else 0]
-        promotions = promotion_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
-                                      white_to_move, promoting)
-        captures = _capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, theirs,
-                                        white_to_move, ep_square, promoting)
+        promotions = stack_buffer(MAX_PROMOTIONS)
+        promotions = promotions[:promotions_into(promotions, pawns, knights, bishops, rooks,
+                                                 queens, kings, ours, white_to_move, promoting)]
+        captures = captures[:captures_into(captures, pawns, knights, bishops, rooks, queens, kings,
+                                           ours, theirs, white_to_move, ep_square, promoting)]
     if hash_code > 0:
         origin = movecode.origin(hash_code)
         target = movecode.target(hash_code)
@@ -218,7 +227,6 @@ def _first_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_m
         if movecode.promotion(code) == 5 and movecode.table_move(code) != skip:  # queen promotions first
             out[n] = code
             n += 1
-    losing = np.empty(captures.shape[0], dtype=np.int64)
     n_losing = 0
     for code in captures:
         if movecode.table_move(code) == skip:
@@ -240,15 +248,13 @@ def _first_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_m
 
 
 @njit(cache=True, nogil=True)
-def _killer_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, castling,
-                  chess960, ep_square, skip, killer_a, killer_b):
+def _killer_moves(out, done, pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
+                  castling, chess960, ep_square, skip, killer_a, killer_b):
     """Stage 3 of the walk: the killers that are legal quiet moves here (not the hash move
-    ``skip``), and the history indices of those two."""
+    ``skip``), written into ``out``, and the history indices of those two, into ``done``."""
     occupied = pawns | knights | bishops | rooks | queens | kings
     theirs = occupied & ~ours
-    out = np.empty(2, dtype=np.int64)
     n = 0
-    done = np.full(2, -1, dtype=np.int64)
     for i in range(2):
         killer = killer_a if i == 0 else killer_b
         if killer < 0 or killer == skip or (i == 1 and killer == killer_a):
@@ -265,33 +271,36 @@ def _killer_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_
                                                         queens), 0)
         n += 1
         done[i] = movecode.butterfly_index(origin, target)
-    return out[:n], done
+    return out[:n]
 
 
 @njit(cache=True, nogil=True)
-def _quiet_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, castling,
+def _quiet_moves(out, pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, castling,
                  chess960, ep_square, in_check, skip, done, history):
     """Stage 4 of the walk: the other quiet moves, by their history when the search reaches
-    them (it may have changed while the moves before were searched)."""
+    them (it may have changed while the moves before were searched), written into ``out``."""
+    quiets = stack_buffer(MAX_QUIETS)
     if in_check:
-        quiets = evasion_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
-                                ep_square, True)
+        n = evasions_into(quiets, pawns, knights, bishops, rooks, queens, kings, ours,
+                          white_to_move, ep_square, True)
     else:
-        quiets, piece_moves = _quiet_kernel_impl(pawns, knights, bishops, rooks, queens, kings,
-                                                 ours, white_to_move, lsb(kings & ours))
+        n, piece_moves = quiets_into(quiets, pawns, knights, bishops, rooks, queens, kings, ours,
+                                     white_to_move, lsb(kings & ours))
         if castling & ours:  # castling comes after the piece moves, as python-chess lists it
-            castles = castling_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
-                                      white_to_move, castling, chess960)
-            if castles.shape[0]:
-                quiets = np.concatenate((quiets[:piece_moves], castles, quiets[piece_moves:]))
+            castles = stack_buffer(2)
+            n_castles = castles_into(castles, pawns, knights, bishops, rooks, queens, kings, ours,
+                                     white_to_move, castling, chess960)
+            for i in range(n - 1, piece_moves - 1, -1):
+                quiets[i + n_castles] = quiets[i]
+            quiets[piece_moves:piece_moves + n_castles] = castles[:n_castles]
+            n += n_castles
+    quiets = quiets[:n]
     skipped = movecode.butterfly(skip) if 0 <= skip < 4096 else -1  # (not a promotion)
-    ordered = _by_history_impl(quiets, history, skipped, done[0], done[1])
-    out = np.empty(ordered.shape[0], dtype=np.int64)
-    for i in range(ordered.shape[0]):
-        mover = _kind(SQUARE_BB[movecode.origin(ordered[i])], pawns, knights, bishops,
-                      rooks, queens)
-        out[i] = movecode.from_butterfly(ordered[i], mover)
-    return out
+    n = _by_history_into(out, quiets, history, skipped, done[0], done[1])
+    for i in range(n):
+        mover = _kind(SQUARE_BB[movecode.origin(out[i])], pawns, knights, bishops, rooks, queens)
+        out[i] = movecode.from_butterfly(out[i], mover)
+    return out[:n]
 
 
 @njit(cache=True, nogil=True)
@@ -305,22 +314,25 @@ def _record_cutoff(move, ply, depth, history, tried, killers):
 
 
 @njit(cache=True, nogil=True)
-def _next_stage(stage, losing, pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
-                castling, chess960, ep_square, in_check, skip, done, killer_a, killer_b, history):
+def _next_stage(walk, stage, losing, pawns, knights, bishops, rooks, queens, kings, ours,
+                white_to_move, castling, chess960, ep_square, in_check, skip, done, killer_a,
+                killer_b, history):
     """The moves of the walk's stage after ``stage`` (0: the killers, 1: the other quiet moves by
-    their history as it is now, 2: the losing captures), and the killers searched (as history
-    indices, listed at stage 0 and skipped at stage 1)."""
+    their history as it is now, 2: the losing captures), listed in ``walk`` over the stage before,
+    and the killers searched (as history indices, listed at stage 0 and skipped at stage 1)."""
     if stage == 0:
-        return _killer_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
-                             castling, chess960, ep_square, skip, killer_a, killer_b)
+        return _killer_moves(walk, done, pawns, knights, bishops, rooks, queens, kings, ours,
+                             white_to_move, castling, chess960, ep_square, skip, killer_a,
+                             killer_b), done
     if stage == 1:
-        return _quiet_moves(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
-                            castling, chess960, ep_square, in_check, skip, done, history), done
+        return _quiet_moves(walk, pawns, knights, bishops, rooks, queens, kings, ours,
+                            white_to_move, castling, chess960, ep_square, in_check, skip, done,
+                            history), done
     return losing, done
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _next_move(moves, i, stage, done, losing, pawns, knights, bishops, rooks, queens, kings, ours,
+def _next_move(walk, moves, i, stage, done, losing, pawns, knights, bishops, rooks, queens, kings, ours,
                white_to_move, castling, chess960, ep_square, in_check, skip, killer_a, killer_b,
                history):
     """The walk's next move (-1 when none is left) and its state after it: the moves of the
@@ -329,9 +341,9 @@ def _next_move(moves, i, stage, done, losing, pawns, knights, bishops, rooks, qu
     while i == moves.shape[0]:
         if stage == 3:
             return -1, moves, i, stage, done
-        moves, done = _next_stage(stage, losing, pawns, knights, bishops, rooks, queens, kings, ours,
-                                  white_to_move, castling, chess960, ep_square, in_check, skip,
-                                  done, killer_a, killer_b, history)
+        moves, done = _next_stage(walk, stage, losing, pawns, knights, bishops, rooks, queens,
+                                  kings, ours, white_to_move, castling, chess960, ep_square,
+                                  in_check, skip, done, killer_a, killer_b, history)
         stage += 1
         i = 0
     return moves[i], moves, i + 1, stage, done
@@ -342,6 +354,6 @@ def _next_move(moves, i, stage, done, losing, pawns, knights, bishops, rooks, qu
 # Chess960, the en passant square or -1, in check).
 _POSITION = (uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean, uint64, boolean,
              int64, boolean)
-_first_moves = compile_kernel(_first_moves, (*_POSITION, int64))
-_next_stage = compile_kernel(_next_stage, (int64, int64[::1], *_POSITION, int64, int64[::1], int64,
-                                           int64, int64[::1]))
+_first_moves = compile_kernel(_first_moves, (int64[::1], int64[::1], *_POSITION, int64))
+_next_stage = compile_kernel(_next_stage, (int64[::1], int64, int64[::1], *_POSITION, int64,
+                                           int64[::1], int64, int64, int64[::1]))

@@ -48,9 +48,9 @@ from engine.kernel_report import (AGAIN_AT_FULL_DEPTH, AGAIN_WITH_WINDOW, ALL_MO
                                   TABLE_CUT, TABLEBASE, TBHITS, _trace_child, _trace_end,
                                   _trace_mark, _trace_node, _trace_pruned, _trace_pruned_all,
                                   _trace_value)
-from engine.movegen import (_capture_kernel_impl, _quiet_kernel_impl, evasion_kernel,
-                            promotion_kernel, quiet_checks)
-from engine.movepick import _first_moves, _next_move, _record_cutoff
+from engine.movegen import (MAX_CAPTURES, MAX_PROMOTIONS, MAX_QUIETS, captures_into,
+                            evasion_kernel, promotions_into, quiet_checks_into, quiets_into)
+from engine.movepick import WALK_MOVES, _first_moves, _next_move, _record_cutoff
 from engine import params as P
 from engine.score import INFINITY, MATE, MATE_BOUND, MAX_PLY, TB_WIN_THRESHOLD, wdl_to_score
 from engine.see import _see_kernel
@@ -100,13 +100,13 @@ LINE_INPUTS = (("ply", int64), ("qply", int64), ("last_target", int64), ("path",
 # (w1 (768, H), b1 (H), w2 (heads, 2H), b2 (heads): they evaluate where params[P.NETWORK] is set)
 # and its first layers by ply (int32, (MAX_PLY + 1, 2, H): the caller fills ``acc[ply]``, the
 # kernel updates the plies below move by move), the principal variation by ply (``pv[ply]``: its
-# length, then its move codes).
+# length, then its move codes), and the nodes' move lists (MOVE_ROWS x NODE_MOVES: `_node_moves`).
 NETWORK_WEIGHTS = Tuple((int16[:, ::1], int16[::1], int16[:, ::1], int32[::1]))
 TABLES_INPUTS = (("params", int64[::1]), ("reductions", int64[:, ::1]),
                  ("history_black", int64[::1]), ("history_white", int64[::1]),
                  ("killers", int64[:, ::1]), ("table", uint64[::1]), ("entries", uint64),
                  ("generation", int64), ("weights", int64[:, ::1]), ("network", NETWORK_WEIGHTS),
-                 ("acc", int32[:, :, ::1]), ("pv", int64[:, ::1]))
+                 ("acc", int32[:, :, ::1]), ("pv", int64[:, ::1]), ("moves", int64[:, ::1]))
 # What ends a call and what it reports: its counters, its node budget, the stop word and the value
 # at which it stops, the iteration's depth (which bounds the check extension) and the tablebase
 # results it reads and asks for (``counts`` also holds the trace of its tree, if asked:
@@ -120,6 +120,19 @@ INPUTS = POSITION_INPUTS + WINDOW_INPUTS + LINE_INPUTS + TABLES_INPUTS + CONTROL
 def _names(inputs: tuple) -> list[str]:
     return [name for name, _ in inputs]
 
+
+# A node's move lists, in its row of ``moves``: the walk's current stage (or quiescence's moves),
+# the losing captures, the quiet moves searched, quiescence's promotions, the killers searched (two
+# history indices). Views of a row cost no allocation, as np.empty would. A row per ply, and one
+# more for the search that leaves the table's move out (the singular extension's), which runs at
+# its node's ply after that node has listed its first moves. (Razoring's quiescence runs at its
+# node's ply too, before that node lists any.)
+_LOSING_AT = WALK_MOVES
+_TRIED_AT = _LOSING_AT + MAX_CAPTURES
+_PROMOTIONS_AT = _TRIED_AT + MAX_QUIETS
+_DONE_AT = _PROMOTIONS_AT + MAX_PROMOTIONS
+NODE_MOVES = _DONE_AT + 2
+MOVE_ROWS = 2 * (MAX_PLY + 1)
 
 Position = namedtuple("Position", _names(POSITION_INPUTS))
 Line = namedtuple("Line", _names(LINE_INPUTS))
@@ -331,26 +344,33 @@ def _pruned_move(counts, me, code, is_quiet, gives_check, in_check, is_pv, depth
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _stalemate_with_pawns_only(pawns, knights, bishops, rooks, queens, kings, ours, occupied,
-                               white_to_move, ep_square, promotions):
-    """Whether the side to move, out of check, has no move because it has only pawns that cannot
-    move (a side with a piece always has one)."""
-    return ((ours & ~(pawns | kings)) == U0 and promotions.shape[0] == 0
-            and _capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours,
-                                     occupied & ~ours, white_to_move, ep_square, U0).shape[0] == 0
-            and _quiet_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours,
-                                   white_to_move, lsb(kings & ours))[0].shape[0] == 0)
+def _node_moves(moves, ply, excluded):
+    """A node's move lists (see NODE_MOVES): views of its row of ``moves``, no allocation."""
+    row = moves[2 * ply + (1 if excluded != 0 else 0)]
+    return (row[:_LOSING_AT], row[_LOSING_AT:_TRIED_AT], row[_TRIED_AT:_PROMOTIONS_AT],
+            row[_PROMOTIONS_AT:_DONE_AT], row[_DONE_AT:])
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _quiescence_moves(pawns, knights, bishops, rooks, queens, kings, ours, occupied, white_to_move,
-                      ep_square, promoting, promotions, qply, last_target, params):
+def _stalemate_with_pawns_only(pawns, knights, bishops, rooks, queens, kings, ours, occupied,
+                               white_to_move, ep_square, promotions, walk):
+    """Whether the side to move, out of check, has no move because it has only pawns that cannot
+    move (a side with a piece always has one). Lists the moves in ``walk``, a node's."""
+    return ((ours & ~(pawns | kings)) == U0 and promotions.shape[0] == 0
+            and captures_into(walk, pawns, knights, bishops, rooks, queens, kings, ours,
+                              occupied & ~ours, white_to_move, ep_square, U0) == 0
+            and quiets_into(walk, pawns, knights, bishops, rooks, queens, kings, ours,
+                            white_to_move, lsb(kings & ours))[0] == 0)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _quiescence_moves(codes, pawns, knights, bishops, rooks, queens, kings, ours, occupied,
+                      white_to_move, ep_square, promoting, promotions, qply, last_target, params):
     """The moves of a quiescence node out of check, and how many of them are captures: its queen
     promotions and captures (by victim, largest first), only recaptures on ``last_target`` from
     RECAPTURES_AFTER plies on; at its first ply the quiet checks after them, so that a mate that a
     null move or razoring leaves one ply short is seen here, not only past the reduced depth."""
     victims = occupied & ~ours
-    codes = np.empty(promotions.shape[0] // 4 + 128, dtype=np.int64)
     n_codes = 0
     capture_ep = ep_square
     if qply >= params[P.RECAPTURES_AFTER]:
@@ -361,15 +381,14 @@ def _quiescence_moves(pawns, knights, bishops, rooks, queens, kings, ours, occup
             if movecode.promotion(code) == 5:  # queen promotions first (no under-promotions here)
                 codes[n_codes] = code
                 n_codes += 1
-    captures = _capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours,
-                                    victims, white_to_move, capture_ep, promoting)
-    n_captures = n_codes + captures.shape[0]
-    codes[n_codes:n_captures] = captures
-    moves = codes[:n_captures]
+    n_captures = n_codes + captures_into(codes[n_codes:], pawns, knights, bishops, rooks, queens,
+                                         kings, ours, victims, white_to_move, capture_ep,
+                                         promoting)
+    n_moves = n_captures
     if qply == 0:
-        moves = np.concatenate((moves, quiet_checks(pawns, knights, bishops, rooks, queens, kings,
-                                                    ours, white_to_move)))
-    return moves, n_captures
+        n_moves += quiet_checks_into(codes[n_captures:], pawns, knights, bishops, rooks, queens,
+                                     kings, ours, white_to_move)
+    return codes[:n_moves], n_captures
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -402,7 +421,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
      ep_square, halfmove) = position
     ply, qply, last_target, path, last, can_null, excluded = line
     (params, reductions, history_black, history_white, killers, table, entries, generation, weights,
-     network, acc, pv) = tables
+     network, acc, pv, move_lists) = tables
     counts, budget, stop, stop_at, root_depth, probe_keys, probe_results, request = control
     occupied = pawns | knights | bishops | rooks | queens | kings
     black = occupied & ~white
@@ -514,9 +533,10 @@ def _search(position, depth, alpha, beta, line, tables, control):
         # and the table's score is at least beta; if that one's score reaches beta itself, the
         # node fails high (multi-cut). Only while the line is shorter than twice the iteration's
         # depth, as the check extension (which bounds the plies a line can gain).
-        moves, losing, skip = _first_moves(pawns, knights, bishops, rooks, queens, kings, ours,
-                                           white_to_move, castling, chess960, ep_square, in_check,
-                                           hash_code)
+        walk, losing, tried, _, done = _node_moves(move_lists, ply, excluded)
+        moves, losing, skip = _first_moves(walk, losing, pawns, knights, bishops, rooks, queens,
+                                           kings, ours, white_to_move, castling, chess960,
+                                           ep_square, in_check, hash_code)
         extension = 0
         if (excluded == 0 and 0 < ply < 2 * root_depth and depth >= params[P.SINGULAR_DEPTH]
                 and skip > 0 and tt_bound != UPPER and tt_depth >= depth - 3
@@ -542,14 +562,13 @@ def _search(position, depth, alpha, beta, line, tables, control):
         best_move = 0
         moves_searched = 0
         cut_by_quiet = False
-        tried = np.empty(256, dtype=np.int64)  # quiet moves searched, as history indices
-        n_tried = 0
+        n_tried = 0  # quiet moves searched, as history indices in ``tried``
         stage = 0
         i = 0
-        done = np.full(2, -1, dtype=np.int64)  # the killers searched, as history indices
+        done[:] = -1  # none of the killers searched yet
         while True:
             code, moves, i, stage, done = _next_move(
-                moves, i, stage, done, losing, pawns, knights, bishops, rooks, queens, kings, ours,
+                walk, moves, i, stage, done, losing, pawns, knights, bishops, rooks, queens, kings, ours,
                 white_to_move, castling, chess960, ep_square, in_check, skip, killers[ply, 0],
                 killers[ply, 1], history)
             if code < 0:
@@ -655,20 +674,21 @@ def _search(position, depth, alpha, beta, line, tables, control):
     n_captures = 0
     stage = 0
     i = 0
+    walk, losing, _, promotions, done = _node_moves(move_lists, ply, excluded)
     if in_check:
         # Step Q4. In check: every evasion, in the search's order; no evasion is mate.
         best_score = -MATE + ply
-        moves, losing, skip = _first_moves(pawns, knights, bishops, rooks, queens, kings, ours,
-                                           white_to_move, castling, chess960, ep_square,
-                                           in_check, horizon)
-        done = np.full(2, -1, dtype=np.int64)
+        moves, losing, skip = _first_moves(walk, losing, pawns, knights, bishops, rooks, queens,
+                                           kings, ours, white_to_move, castling, chess960,
+                                           ep_square, in_check, horizon)
+        done[:] = -1
     else:
         # Step Q4. Out of check: stalemate (with pawns only, a side may have no move: a draw, not a
         # standing pat), the standing pat, then the captures.
-        promotions = promotion_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
-                                      white_to_move, promoting)
+        promotions = promotions[:promotions_into(promotions, pawns, knights, bishops, rooks,
+                                                 queens, kings, ours, white_to_move, promoting)]
         if _stalemate_with_pawns_only(pawns, knights, bishops, rooks, queens, kings, ours,
-                                      occupied, white_to_move, ep_square, promotions):
+                                      occupied, white_to_move, ep_square, promotions, walk):
             return _end(counts, me, NO_MOVE, 0)
         stand_pat = _evaluate(counts, pawns, knights, bishops, rooks, queens, kings, white, black,
                               white_to_move, weights, network, acc, ply, params)
@@ -678,14 +698,14 @@ def _search(position, depth, alpha, beta, line, tables, control):
         best_score = stand_pat
         if stand_pat > alpha:
             alpha = stand_pat
-        moves, n_captures = _quiescence_moves(pawns, knights, bishops, rooks, queens, kings, ours,
-                                              occupied, white_to_move, ep_square, promoting,
+        moves, n_captures = _quiescence_moves(walk, pawns, knights, bishops, rooks, queens, kings,
+                                              ours, occupied, white_to_move, ep_square, promoting,
                                               promotions, qply, last_target, params)
     # Step Q5. The moves, with delta and SEE pruning out of check.
     while True:
         if in_check:
             code, moves, i, stage, done = _next_move(
-                moves, i, stage, done, losing, pawns, knights, bishops, rooks, queens, kings, ours,
+                walk, moves, i, stage, done, losing, pawns, knights, bishops, rooks, queens, kings, ours,
                 white_to_move, castling, chess960, ep_square, in_check, skip, killers[ply, 0],
                 killers[ply, 1], history)
             if code < 0:

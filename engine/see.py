@@ -13,7 +13,7 @@ import numpy as np
 from numba import boolean, int64, njit, uint64
 
 from engine.bitboards import (BISHOP_DIRS, KING_ATTACKS, KNIGHT_ATTACKS, PAWN_ATTACKS, PIECE_VALUES,
-                              ROOK_DIRS, U0, U1, compile_kernel, slider_attacks)
+                              ROOK_DIRS, U0, U1, compile_kernel, slider_attacks, stack_buffer)
 
 
 _SIGNATURE = int64(uint64, uint64, uint64, uint64, uint64, uint64, uint64, int64, int64, boolean)
@@ -46,7 +46,7 @@ def _see_kernel(pawns, knights, bishops, rooks, queens, kings, white, origin, ta
         # En passant: the pawn taken stands beside the origin, on the target's file.
         victim = 1
         occupied ^= U1 << np.uint64((origin & 56) | (target & 7))
-    gain = np.empty(34, dtype=np.int64)  # one entry per capture: at most 32 pieces
+    gain = stack_buffer(34)  # one entry per capture: at most 32 pieces
     gain[0] = PIECE_VALUES[victim]
     on_square = PIECE_VALUES[mover]  # the value of the piece now standing on the target
     occupied ^= origin_bb
