@@ -1,5 +1,5 @@
 """Bitboard tables and numba primitives shared by the evaluation, the move picker and the scout
-kernel (bit scans, slider attacks, and at the end two intrinsics the kernel's speed rests on).
+kernel (bit scans, slider attacks, and at the end the intrinsics the kernel's speed rests on).
 
 Everything is uint64 so that numba never mixes signed and unsigned integers (which it would
 silently turn into float64). Squares run a1 = 0 ... h8 = 63, as in python-chess.
@@ -90,8 +90,7 @@ for _d, (_df, _dr) in enumerate(_RAY_DIRECTIONS):
 BACK_RANK = np.array([chess.BB_RANK_8, chess.BB_RANK_1], dtype=np.uint64)
 # score.PIECE_VALUE as the kernels read it, by python-chess piece type.
 PIECE_VALUES = np.array(PIECE_VALUE, dtype=np.int64)
-ROOK_DIRS = np.array([0, 1, 4, 5], dtype=np.int64)
-BISHOP_DIRS = np.array([2, 3, 6, 7], dtype=np.int64)
+_FIRST_SQUARE, _LAST_SQUARE = np.uint64(1), np.uint64(1 << 63)  # a1, h8
 
 
 @njit(cache=True, nogil=True)
@@ -136,18 +135,29 @@ def popcount(x):
     return n
 
 
-@njit(cache=True, nogil=True)
-def slider_attacks(sq, occ, dirs):
-    attacks = U0
-    for i in range(4):
-        d = dirs[i]
-        ray = RAYS[d, sq]
-        blockers = ray & occ
-        if blockers:
-            stop = lsb(blockers) if d < 4 else msb(blockers)
-            ray ^= RAYS[d, stop]
-        attacks |= ray
-    return attacks
+@njit(cache=True, nogil=True, inline="always")
+def _ray_attacks(direction, sq, occ):
+    """The squares a slider on ``sq`` attacks in one direction: its ray up to the first man on it,
+    that man's square included. Without a branch: a bit on the board's last square in that
+    direction (whose own ray there is empty) stands for "no man on the ray"."""
+    ray = RAYS[direction, sq]
+    if direction < 4:
+        return ray ^ RAYS[direction, lsb((ray & occ) | _LAST_SQUARE)]
+    return ray ^ RAYS[direction, msb((ray & occ) | _FIRST_SQUARE)]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def bishop_attacks(sq, occ):
+    """The squares a bishop on ``sq`` attacks, the men ``occ`` blocking it."""
+    return (_ray_attacks(2, sq, occ) | _ray_attacks(3, sq, occ) | _ray_attacks(6, sq, occ)
+            | _ray_attacks(7, sq, occ))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def rook_attacks(sq, occ):
+    """The squares a rook on ``sq`` attacks, the men ``occ`` blocking it."""
+    return (_ray_attacks(0, sq, occ) | _ray_attacks(1, sq, occ) | _ray_attacks(4, sq, occ)
+            | _ray_attacks(5, sq, occ))
 
 
 @njit(cache=True, nogil=True)
@@ -157,16 +167,16 @@ def attacked_by(square, occupied, pawns, knights, bishops, rooks, queens, kings,
     defender = 1 if defender_white else 0
     return ((KNIGHT_ATTACKS[square] & knights) | (KING_ATTACKS[square] & kings)
             | (PAWN_ATTACKS[defender, square] & pawns)
-            | (slider_attacks(square, occupied, BISHOP_DIRS) & (bishops | queens))
-            | (slider_attacks(square, occupied, ROOK_DIRS) & (rooks | queens))) & attackers != U0
+            | (bishop_attacks(square, occupied) & (bishops | queens))
+            | (rook_attacks(square, occupied) & (rooks | queens))) & attackers != U0
 
 
 @njit(cache=True, nogil=True)
 def pinned_pieces(king, occupied, ours, theirs, bishops, rooks, queens):
     """Our pieces that alone stand between our king and an enemy slider (python-chess's
     ``_slider_blockers``): each may move only along the line through the king."""
-    snipers = ((slider_attacks(king, U0, BISHOP_DIRS) & (bishops | queens))
-               | (slider_attacks(king, U0, ROOK_DIRS) & (rooks | queens))) & theirs
+    snipers = ((bishop_attacks(king, U0) & (bishops | queens))
+               | (rook_attacks(king, U0) & (rooks | queens))) & theirs
     pinned = U0
     while snipers:
         sniper = lsb(snipers)

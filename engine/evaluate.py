@@ -27,9 +27,9 @@ import numpy as np
 from numba import boolean, float64, int64, njit, uint64
 from numba.types import UniTuple
 
-from engine.bitboards import (BISHOP_DIRS, FILE_BB, KING_ATTACKS, KNIGHT_ATTACKS, NOT_FILE_A,
-                              NOT_FILE_H, ROOK_DIRS, S7, S9, SQUARE_BB, U0, U1, bitboard_of,
-                              compile_kernel, flip, lsb, popcount, slider_attacks)
+from engine.bitboards import (FILE_BB, KING_ATTACKS, KNIGHT_ATTACKS, NOT_FILE_A, NOT_FILE_H, S7, S9,
+                              SQUARE_BB, U0, U1, bishop_attacks, bitboard_of, compile_kernel, flip,
+                              lsb, popcount, rook_attacks)
 
 # ---------------------------------------------------------------------------
 # Features. Piece indices: 0 pawn, 1 knight, 2 bishop, 3 rook, 4 queen, 5 king.
@@ -237,12 +237,12 @@ def _side_terms(c, us, them, weights, terms, coefs):
             if pt == 1:
                 att = KNIGHT_ATTACKS[sq]
             elif pt == 2:
-                att = slider_attacks(sq, occ, BISHOP_DIRS)
+                att = bishop_attacks(sq, occ)
             elif pt == 3:
-                att = slider_attacks(sq, occ, ROOK_DIRS)
+                att = rook_attacks(sq, occ)
             else:
-                att = (slider_attacks(sq, occ, BISHOP_DIRS)
-                       | slider_attacks(sq, occ, ROOK_DIRS))
+                att = (bishop_attacks(sq, occ)
+                       | rook_attacks(sq, occ))
             reach = min(popcount(att & mobility_area), MOBILITY_LAST[pt])
             _add(MOBILITY_START[pt] + reach, 1, c, T_MOBILITY, weights, terms, coefs)
             hits = att & zone

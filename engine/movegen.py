@@ -15,10 +15,10 @@ from numba import boolean, int64, njit, uint64
 from numba.types import Tuple
 
 from engine import movecode
-from engine.bitboards import (BACK_RANK, BETWEEN, BISHOP_DIRS, KING_ATTACKS, KNIGHT_ATTACKS, LINE,
-                              PAWN_ATTACKS, PIECE_VALUES, RANK_3, RANK_6, ROOK_DIRS, S8,
-                              SEVENTH_RANK, SQUARE_BB, U0, U1, attacked_by, compile_kernel, lsb,
-                              msb, pinned_pieces, slider_attacks, stack_buffer)
+from engine.bitboards import (BACK_RANK, BETWEEN, KING_ATTACKS, KNIGHT_ATTACKS, LINE, PAWN_ATTACKS,
+                              PIECE_VALUES, RANK_3, RANK_6, S8, SEVENTH_RANK, SQUARE_BB, U0, U1,
+                              attacked_by, bishop_attacks, compile_kernel, lsb, msb,
+                              pinned_pieces, rook_attacks, stack_buffer)
 
 PROMOTION_RANKS = np.uint64(chess.BB_RANK_1 | chess.BB_RANK_8)  # where a pawn promotes
 _CORNERS = np.uint64(chess.BB_CORNERS)
@@ -37,11 +37,11 @@ def _attacks(square, bit, occupied, knights, bishops, rooks, queens):
     if bit & knights:
         return KNIGHT_ATTACKS[square]
     if bit & bishops:
-        return slider_attacks(square, occupied, BISHOP_DIRS)
+        return bishop_attacks(square, occupied)
     if bit & rooks:
-        return slider_attacks(square, occupied, ROOK_DIRS)
+        return rook_attacks(square, occupied)
     if bit & queens:
-        return slider_attacks(square, occupied, BISHOP_DIRS) | slider_attacks(square, occupied, ROOK_DIRS)
+        return bishop_attacks(square, occupied) | rook_attacks(square, occupied)
     return KING_ATTACKS[square]
 
 
@@ -101,8 +101,8 @@ def evasions_into(out, pawns, knights, bishops, rooks, queens, kings, ours, whit
     us = 1 if white else 0
     king = msb(kings & ours)
     checkers = ((KNIGHT_ATTACKS[king] & knights) | (PAWN_ATTACKS[us, king] & pawns)
-                | (slider_attacks(king, occupied, BISHOP_DIRS) & (bishops | queens))
-                | (slider_attacks(king, occupied, ROOK_DIRS) & (rooks | queens))) & theirs
+                | (bishop_attacks(king, occupied) & (bishops | queens))
+                | (rook_attacks(king, occupied) & (rooks | queens))) & theirs
     to_mask = ~occupied if quiet else theirs
 
     # The king steps off every checking line (the line beyond the king too), to a square not attacked.
@@ -287,8 +287,8 @@ def captures_into(out, pawns, knights, bishops, rooks, queens, kings, ours, vict
             square = msb(targets)
             targets ^= SQUARE_BB[square]
             attackers = (((KNIGHT_ATTACKS[square] & knights) | (KING_ATTACKS[square] & kings)) & ours
-                         | (slider_attacks(square, occupied, BISHOP_DIRS) & diagonal)
-                         | (slider_attacks(square, occupied, ROOK_DIRS) & straight)
+                         | (bishop_attacks(square, occupied) & diagonal)
+                         | (rook_attacks(square, occupied) & straight)
                          | (PAWN_ATTACKS[them, square] & our_pawns))
             while attackers:
                 origin = msb(attackers)
@@ -321,8 +321,8 @@ def captures_into(out, pawns, knights, bishops, rooks, queens, kings, ours, vict
                 attackers ^= SQUARE_BB[origin]
                 # Two pawns leave their squares: no slider of theirs may then see our king.
                 after = (occupied ^ SQUARE_BB[origin] ^ taken) | SQUARE_BB[ep_square]
-                if ((slider_attacks(king, after, BISHOP_DIRS) & (bishops | queens))
-                        | (slider_attacks(king, after, ROOK_DIRS) & (rooks | queens))) & theirs:
+                if ((bishop_attacks(king, after) & (bishops | queens))
+                        | (rook_attacks(king, after) & (rooks | queens))) & theirs:
                     continue
                 out[n] = movecode.make(origin, ep_square, 1, 1, 0)
                 n += 1
@@ -376,12 +376,12 @@ def quiets_into(out, pawns, knights, bishops, rooks, queens, kings, ours, white,
         if bit & knights:
             targets = KNIGHT_ATTACKS[origin]
         elif bit & bishops:
-            targets = slider_attacks(origin, occupied, BISHOP_DIRS)
+            targets = bishop_attacks(origin, occupied)
         elif bit & rooks:
-            targets = slider_attacks(origin, occupied, ROOK_DIRS)
+            targets = rook_attacks(origin, occupied)
         elif bit & queens:
-            targets = (slider_attacks(origin, occupied, BISHOP_DIRS)
-                       | slider_attacks(origin, occupied, ROOK_DIRS))
+            targets = (bishop_attacks(origin, occupied)
+                       | rook_attacks(origin, occupied))
         else:
             targets = KING_ATTACKS[origin]
         targets &= empty
@@ -443,8 +443,8 @@ def quiet_checks_into(out, pawns, knights, bishops, rooks, queens, kings, ours, 
     # stand between it and one of our sliders (moving off that line uncovers a check).
     pawn_checks = PAWN_ATTACKS[0 if white else 1, their_king]
     knight_checks = KNIGHT_ATTACKS[their_king]
-    bishop_checks = slider_attacks(their_king, occupied, BISHOP_DIRS)
-    rook_checks = slider_attacks(their_king, occupied, ROOK_DIRS)
+    bishop_checks = bishop_attacks(their_king, occupied)
+    rook_checks = rook_attacks(their_king, occupied)
     discoverers = pinned_pieces(their_king, occupied, ours, ours, bishops, rooks, queens)
     quiets = stack_buffer(MAX_QUIETS)
     n_quiets, _ = quiets_into(quiets, pawns, knights, bishops, rooks, queens, kings, ours, white,
@@ -618,12 +618,12 @@ def _legal_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, whit
     elif from_bb & knights:
         reach = KNIGHT_ATTACKS[origin] & to_bb
     elif from_bb & bishops:
-        reach = slider_attacks(origin, occupied, BISHOP_DIRS) & to_bb
+        reach = bishop_attacks(origin, occupied) & to_bb
     elif from_bb & rooks:
-        reach = slider_attacks(origin, occupied, ROOK_DIRS) & to_bb
+        reach = rook_attacks(origin, occupied) & to_bb
     elif from_bb & queens:
-        reach = (slider_attacks(origin, occupied, BISHOP_DIRS)
-                 | slider_attacks(origin, occupied, ROOK_DIRS)) & to_bb
+        reach = (bishop_attacks(origin, occupied)
+                 | rook_attacks(origin, occupied)) & to_bb
     else:
         reach = KING_ATTACKS[origin] & to_bb
     if not reach:

@@ -12,8 +12,8 @@ import chess
 import numpy as np
 from numba import boolean, int64, njit, uint64
 
-from engine.bitboards import (BISHOP_DIRS, KING_ATTACKS, KNIGHT_ATTACKS, PAWN_ATTACKS, PIECE_VALUES,
-                              ROOK_DIRS, U0, U1, compile_kernel, slider_attacks, stack_buffer)
+from engine.bitboards import (KING_ATTACKS, KNIGHT_ATTACKS, PAWN_ATTACKS, PIECE_VALUES, U0, U1,
+                              bishop_attacks, compile_kernel, rook_attacks, stack_buffer)
 
 
 _SIGNATURE = int64(uint64, uint64, uint64, uint64, uint64, uint64, uint64, int64, int64, boolean)
@@ -25,8 +25,8 @@ def _attackers_to(square, occupied, pawns, knights, bishops, rooks, queens, king
     return (((KNIGHT_ATTACKS[square] & knights) | (KING_ATTACKS[square] & kings)
              | (PAWN_ATTACKS[0, square] & pawns & white)
              | (PAWN_ATTACKS[1, square] & pawns & ~white)
-             | (slider_attacks(square, occupied, BISHOP_DIRS) & (bishops | queens))
-             | (slider_attacks(square, occupied, ROOK_DIRS) & (rooks | queens))) & occupied)
+             | (bishop_attacks(square, occupied) & (bishops | queens))
+             | (rook_attacks(square, occupied) & (rooks | queens))) & occupied)
 
 
 @njit(cache=True, nogil=True)
