@@ -159,3 +159,19 @@ def test_promotions_come_in_the_order_of_the_searchs_captures() -> None:
             assert code >> 12 & 15 == victim and code >> 16 & 15 == chess.PAWN
         listed += len(codes)
     assert listed > 1000
+
+
+def test_slider_attacks_are_python_chess_attacks_on_every_square() -> None:
+    from engine.bitboards import bishop_attacks, rook_attacks
+
+    rng = random.Random(11)
+    for square in chess.SQUARES:
+        # Empty rays, full boards, and the board's first and last squares occupied.
+        boards = [0, chess.BB_ALL, chess.BB_A1 | chess.BB_H8]
+        boards += [rng.getrandbits(64) & rng.getrandbits(64) for _ in range(40)]
+        for occupied in boards:
+            diagonal = chess.BB_DIAG_ATTACKS[square][occupied & chess.BB_DIAG_MASKS[square]]
+            straight = (chess.BB_RANK_ATTACKS[square][occupied & chess.BB_RANK_MASKS[square]]
+                        | chess.BB_FILE_ATTACKS[square][occupied & chess.BB_FILE_MASKS[square]])
+            assert int(bishop_attacks(square, np.uint64(occupied))) == diagonal
+            assert int(rook_attacks(square, np.uint64(occupied))) == straight
