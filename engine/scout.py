@@ -26,13 +26,13 @@ from collections import namedtuple
 
 import chess
 import numpy as np
-from numba import boolean, int16, int32, int64, njit, uint64
+from numba import boolean, int16, int32, int64, uint64
 from numba.types import NamedTuple, StarArgTuple, Tuple
 
 from engine import movecode
 from engine import network as nn
 from engine.bitboards import (PIECE_VALUES, SEVENTH_RANK, SQUARE_BB, U0, U1, compile_kernel, lsb,
-                              popcount, unmanaged_record)
+                              popcount, uncounted, uncounted_inline)
 from engine.bitmove import child, is_quiet_code
 from engine.depth_rules import (extends_check, internal_iterative_reduction, late_move_reduction,
                                 null_move_reduction)
@@ -141,12 +141,12 @@ Control = namedtuple("Control", _names(CONTROL_INPUTS))
 
 
 # The table's own score conversions (engine/tt.py), compiled for the kernel.
-_from_tt = njit(cache=True, nogil=True)(score_from_tt)
-_to_tt = njit(cache=True, nogil=True)(score_to_tt)
-_wdl_to_score = njit(cache=True, nogil=True)(wdl_to_score)
+_from_tt = uncounted(score_from_tt)
+_to_tt = uncounted(score_to_tt)
+_wdl_to_score = uncounted(wdl_to_score)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@uncounted_inline
 def _evaluation(pawns, knights, bishops, rooks, queens, kings, white, black, white_to_move,
                 weights, network, acc, ply, params):
     """The evaluation the search uses (`Search.evaluate`): the network's score from the first layer
@@ -157,7 +157,7 @@ def _evaluation(pawns, knights, bishops, rooks, queens, kings, white, black, whi
                             white_to_move, weights)
 
 
-@njit(cache=True, nogil=True)
+@uncounted
 def _static_score(pawns, knights, bishops, rooks, queens, kings, white, black, white_to_move,
                   weights, network, acc, ply, params):
     """A position's static score (`Search.static_evaluation`): the evaluation, or the score of a won
@@ -168,7 +168,7 @@ def _static_score(pawns, knights, bishops, rooks, queens, kings, white, black, w
                     weights, network, acc, ply, params))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@uncounted_inline
 def _to_child(params, network, acc, ply, pawns, knights, bishops, rooks, queens, kings, white, p, n,
               b, r, q, k, child_white):
     """Where the network evaluates: the first layer of the position after a move, at ply + 1."""
@@ -177,7 +177,7 @@ def _to_child(params, network, acc, ply, pawns, knights, bishops, rooks, queens,
                   (p, n, b, r, q, k), child_white, network[0])
 
 
-@njit(cache=True, nogil=True)
+@uncounted
 def _probed(key, probe_keys, probe_results):
     """The stored tablebase result of the position ``key`` (-2 .. 2, or NO_RESULT), or NOT_PROBED."""
     home = key & np.uint64(probe_keys.shape[0] - 1)
@@ -188,17 +188,18 @@ def _probed(key, probe_keys, probe_results):
     return NOT_PROBED
 
 
-@njit(cache=True, nogil=True, inline="always")
+@uncounted_inline
 def _extend_line(pv, ply, code):
     """The principal variation of the node at ``ply``: its move ``code``, then its child's line
     (``pv[ply, 0]`` is the line's length, its moves follow)."""
     n = pv[ply + 1, 0]
     pv[ply, 1] = code
-    pv[ply, 2:n + 2] = pv[ply + 1, 1:n + 1]
+    for i in range(1, n + 1):  # a slice's copy would need numba's reference counts
+        pv[ply, i + 1] = pv[ply + 1, i]
     pv[ply, 0] = n + 1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@uncounted_inline
 def _count_node(counts, ply, budget, stop, stop_at):
     """Counts a node; True if the search must stop (the node budget is spent, or every 1024
     nodes, the stop word says so: `stop`, or the hard deadline)."""
@@ -211,14 +212,14 @@ def _count_node(counts, ply, budget, stop, stop_at):
 # The steps of `_search` that do not recurse, each a helper inlined into the kernel (numba inlines
 # them before it compiles it, so that they cost no call); ``counts`` and ``me`` are the node's
 # counters and trace row, and a helper that ends the node traces the rule that ended it.
-@njit(cache=True, nogil=True, inline="always")
+@uncounted_inline
 def _end(counts, me, rule, value):
     """``value``, the node's, ended by ``rule`` (traced): a node's exit in one line."""
     _trace_end(counts, me, rule)
     return value
 
 
-@njit(cache=True, nogil=True, inline="always")
+@uncounted_inline
 def _evaluate(counts, pawns, knights, bishops, rooks, queens, kings, white, black, white_to_move,
               weights, network, acc, ply, params):
     """The node's static score (`_static_score`), counted as an evaluation."""
@@ -227,7 +228,7 @@ def _evaluate(counts, pawns, knights, bishops, rooks, queens, kings, white, blac
                          white_to_move, weights, network, acc, ply, params)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@uncounted_inline
 def _is_draw(pawns, knights, bishops, rooks, queens, kings, white, black, ours, white_to_move,
              ep_square, in_check, halfmove, key, path, last):
     """Whether the node is drawn by rule: fifty moves (unless the hundredth half-move mates), too
@@ -251,7 +252,7 @@ def _is_draw(pawns, knights, bishops, rooks, queens, kings, white, black, ours, 
     return False
 
 
-@njit(cache=True, nogil=True, inline="always")
+@uncounted_inline
 def _table_cut(table, key, entries, params, ply, depth, alpha, beta, is_pv, excluded, counts, me):
     """The table's word on the node: (whether its entry ends the node, the entry's score, its
     move's table code or 0, its depth (MISS for none) and bound). A node of the tree takes an
@@ -269,7 +270,7 @@ def _table_cut(table, key, entries, params, ply, depth, alpha, beta, is_pv, excl
     return False, tt_score, hash_code, tt_depth, tt_bound
 
 
-@njit(cache=True, nogil=True, inline="always")
+@uncounted_inline
 def _store_and_end(table, key, entries, generation, depth, bound, score, move, ply, counts, me,
                    rule):
     """``score``, the node's, stored in the table (``bound``, ``move``) and ended by ``rule``."""
@@ -277,7 +278,7 @@ def _store_and_end(table, key, entries, generation, depth, bound, score, move, p
     return _end(counts, me, rule, score)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@uncounted_inline
 def _bound(best_score, beta, raised):
     """What the node's best score is, with the rule that ended the node: a lower bound if it
     reached beta (a cut-off), else exact if a move ``raised`` alpha, else an upper bound."""
@@ -286,7 +287,7 @@ def _bound(best_score, beta, raised):
     return (EXACT if raised else UPPER), ALL_MOVES
 
 
-@njit(cache=True, nogil=True, inline="always")
+@uncounted_inline
 def _tablebase(pawns, knights, bishops, rooks, queens, kings, white, white_to_move, ep_square,
                castling, halfmove, key, occupied, depth, ply, params, probe_keys, probe_results,
                request, table, entries, generation, counts, me):
@@ -316,7 +317,7 @@ def _tablebase(pawns, knights, bishops, rooks, queens, kings, white, white_to_mo
                                 _wdl_to_score(wdl, ply), 0, ply, counts, me, TABLEBASE)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@uncounted_inline
 def _pruned_move(counts, me, code, is_quiet, gives_check, in_check, is_pv, depth, moves_searched,
                  best_score, futile, futility_value, params, pawns, knights, bishops, rooks, queens,
                  kings, white, white_to_move):
@@ -343,7 +344,7 @@ def _pruned_move(counts, me, code, is_quiet, gives_check, in_check, is_pv, depth
     return False, best_score
 
 
-@njit(cache=True, nogil=True, inline="always")
+@uncounted_inline
 def _node_moves(moves, ply, excluded):
     """A node's move lists (see NODE_MOVES): views of its row of ``moves``, no allocation."""
     row = moves[2 * ply + (1 if excluded != 0 else 0)]
@@ -351,7 +352,7 @@ def _node_moves(moves, ply, excluded):
             row[_PROMOTIONS_AT:_DONE_AT], row[_DONE_AT:])
 
 
-@njit(cache=True, nogil=True, inline="always")
+@uncounted_inline
 def _stalemate_with_pawns_only(pawns, knights, bishops, rooks, queens, kings, ours, occupied,
                                white_to_move, ep_square, promotions, walk):
     """Whether the side to move, out of check, has no move because it has only pawns that cannot
@@ -363,7 +364,7 @@ def _stalemate_with_pawns_only(pawns, knights, bishops, rooks, queens, kings, ou
                             white_to_move, lsb(kings & ours))[0] == 0)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@uncounted_inline
 def _quiescence_moves(codes, pawns, knights, bishops, rooks, queens, kings, ours, occupied,
                       white_to_move, ep_square, promoting, promotions, qply, last_target, params):
     """The moves of a quiescence node out of check, and how many of them are captures: its queen
@@ -391,7 +392,7 @@ def _quiescence_moves(codes, pawns, knights, bishops, rooks, queens, kings, ours
     return codes[:n_moves], n_captures
 
 
-@njit(cache=True, nogil=True, inline="always")
+@uncounted_inline
 def _pruned_capture(counts, me, moves, i, n_captures, stand_pat, alpha, params, pawns, knights,
                     bishops, rooks, queens, kings, white, white_to_move):
     """Whether a quiescence node out of check skips its move ``i - 1`` (traced), and the index of
@@ -412,7 +413,7 @@ def _pruned_capture(counts, me, moves, i, n_captures, stand_pat, alpha, params, 
     return False, i
 
 
-@njit(cache=True, nogil=True)
+@uncounted
 def _search(position, depth, alpha, beta, line, tables, control):
     """A node: its score from its mover's view (see `search`). The steps of a node of the tree
     first, then those of a quiescence node, each numbered; the steps that do not recurse are the
@@ -766,18 +767,16 @@ _TABLES_AT = _LINE_AT + len(LINE_INPUTS)
 _CONTROL_AT = _TABLES_AT + len(TABLES_INPUTS)
 
 
-@njit(cache=True, nogil=True)
+@uncounted
 def _search_board(*inputs):
     # The Python search's way in: every input in one tuple, by INPUTS. A record built in Python
     # and unboxed by numba on every call cost 18 % of the bench's time; those built here cost
-    # nothing measurable. Their arrays go without their reference counts
-    # (bitboards.unmanaged_record): the search holds them for the call. Counting references to
-    # them at every node took 11 % of a profile's samples (perf, depth 10), 4 % after.
+    # nothing measurable.
     depth, alpha, beta = inputs[_WINDOW_AT:_LINE_AT]
     return _search(Position(*inputs[:_WINDOW_AT]), depth, alpha, beta,
-                   Line(*unmanaged_record(inputs[_LINE_AT:_TABLES_AT])),
-                   Tables(*unmanaged_record(inputs[_TABLES_AT:_CONTROL_AT])),
-                   Control(*unmanaged_record(inputs[_CONTROL_AT:])))
+                   Line(*inputs[_LINE_AT:_TABLES_AT]),
+                   Tables(*inputs[_TABLES_AT:_CONTROL_AT]),
+                   Control(*inputs[_CONTROL_AT:]))
 
 
 search = compile_kernel(_search_board, int64(StarArgTuple(tuple(t for _, t in INPUTS))))
