@@ -24,7 +24,7 @@ kernel, the float reference and the trainer use. A file without heads has N = 1 
 and the kernel then counts no men.
 
 Quantisation. W1 and b1 are stored as int16 times QA, W2 as int16 times QB and b2 as int32 times
-QA * QB. The kernel accumulates acc = b1_q + sum of W1_q rows in int32 (QA times the float
+QA * QB. The kernel accumulates acc = b1_q + sum of W1_q rows in int16 (QA times the float
 accumulator, exactly), takes a = clamp(acc, 0, QA) (so a^2 is QA^2 times SCReLU) and computes in
 int64
 
@@ -36,6 +36,11 @@ bounds it position by position); with QB = 64 it was 4 cp on average and up to a
 trained H = 128 network, most of it from W2's step, hence QB = 1024 (int64 has the room).
 Because both perspectives are built by the same code, a position and its colour mirror get
 exactly the same score.
+
+int16 accumulators (half the memory an update moves of int32) are exact because a network is
+refused whose first layer could leave int16 in any position of at most 32 men (`accumulator_range`:
+b1 plus the 32 largest, or smallest, entries of each column); on the way, an update's partial sums
+wrap modulo 2^16 and come back, so only the end value has to fit.
 """
 
 from __future__ import annotations
@@ -47,7 +52,7 @@ from pathlib import Path
 
 import chess
 import numpy as np
-from numba import boolean, int16, int32, int64, njit, uint64, void
+from numba import boolean, from_dtype, int16, int32, int64, njit, uint64, void
 
 from engine.bitboards import U1, compile_kernel, lsb, popcount
 from engine.evaluate import EVAL_LIMIT
@@ -77,6 +82,9 @@ _LAYOUT = {"version": FORMAT_VERSION, "inputs": N_INPUTS, "qa": QA, "qb": QB,
            "output_scale": OUTPUT_SCALE}
 _INT16_MAX = np.iinfo(np.int16).max
 _INT32_MAX = np.iinfo(np.int32).max
+
+# The first layer's sums, by ply in the search (see accumulator_range).
+ACCUMULATOR = np.int16
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -162,11 +170,31 @@ def quantise(params: Parameters) -> Network:
             raise ValueError(f"{name} exceeds +-{limit / scale:.3f}, the range its integers can hold")
         return q
 
-    return Network(np.ascontiguousarray(rounded(params.w1, QA, _INT16_MAX, "w1"), dtype=np.int16),
-                   np.ascontiguousarray(rounded(params.b1, QA, _INT16_MAX, "b1"), dtype=np.int16),
-                   np.ascontiguousarray(rounded(params.w2, QB, _INT16_MAX, "w2"), dtype=np.int16),
-                   np.ascontiguousarray(rounded(params.b2, QA * QB, _INT32_MAX, "b2"),
-                                        dtype=np.int32))
+    network = Network(
+        np.ascontiguousarray(rounded(params.w1, QA, _INT16_MAX, "w1"), dtype=np.int16),
+        np.ascontiguousarray(rounded(params.b1, QA, _INT16_MAX, "b1"), dtype=np.int16),
+        np.ascontiguousarray(rounded(params.w2, QB, _INT16_MAX, "w2"), dtype=np.int16),
+        np.ascontiguousarray(rounded(params.b2, QA * QB, _INT32_MAX, "b2"), dtype=np.int32))
+    _check_accumulator_range(network.w1, network.b1, "the first layer")
+    return network
+
+
+def accumulator_range(w1: np.ndarray, b1: np.ndarray) -> tuple[int, int]:
+    """Bounds on every first-layer sum the kernel can meet: a position has at most MAX_ACTIVE
+    men, each one input (one row of w1), so a sum lies between b1 plus the MAX_ACTIVE most
+    negative entries of its column and b1 plus the MAX_ACTIVE most positive ones."""
+    columns = np.sort(w1.astype(np.int64), axis=0)
+    low = b1 + np.minimum(columns[:MAX_ACTIVE], 0).sum(axis=0)
+    high = b1 + np.maximum(columns[-MAX_ACTIVE:], 0).sum(axis=0)
+    return int(low.min(initial=0)), int(high.max(initial=0))
+
+
+def _check_accumulator_range(w1: np.ndarray, b1: np.ndarray, where: str) -> None:
+    low, high = accumulator_range(w1, b1)
+    limits = np.iinfo(ACCUMULATOR)
+    if low < limits.min or high > limits.max:
+        raise ValueError(f"{where} sums to between {low} and {high} in some position, past the "
+                         f"{limits.min}..{limits.max} of its {np.dtype(ACCUMULATOR)} accumulators")
 
 
 def save_network(params: Parameters, path: str | Path = NETWORK_FILE,
@@ -228,6 +256,7 @@ def load_network(path: str | Path = NETWORK_FILE) -> Network:
         if arrays[name].dtype != dtype or arrays[name].shape != shape:
             raise ValueError(f"{path}: {name} is {arrays[name].dtype} {arrays[name].shape}, "
                              f"expected {np.dtype(dtype)} {shape}")
+    _check_accumulator_range(arrays["w1"], arrays["b1"], str(path))
     return Network(np.ascontiguousarray(arrays["w1"]), np.ascontiguousarray(arrays["b1"]),
                    np.ascontiguousarray(arrays["w2"].reshape(heads, 2 * hidden)),
                    np.ascontiguousarray(arrays["b2"].reshape(heads)))
@@ -284,9 +313,8 @@ def _add_men(acc, view, pieces, white, w1, offset, sign):
 
 @njit(cache=True, nogil=True)
 def _refresh(acc, pawns, knights, bishops, rooks, queens, kings, white, w1, b1):
-    """Fills ``acc`` (2, H int32: White's view, Black's view) with the first layer of the
-    position: b1 plus the rows of its active inputs. int32: a sum of 32 int16 rows may leave the
-    int16 range."""
+    """Fills ``acc`` (2, H ACCUMULATOR: White's view, Black's view) with the first layer of
+    the position: b1 plus the rows of its active inputs."""
     hidden = b1.shape[0]
     for j in range(hidden):
         acc[0, j] = b1[j]
@@ -364,7 +392,7 @@ def output(acc, white_to_move, occupied, w2, b2):
 @njit(cache=True, nogil=True)
 def _network_kernel(pawns, knights, bishops, rooks, queens, kings, white, black,
                     white_to_move, w1, b1, w2, b2):
-    acc = np.empty((2, b1.shape[0]), dtype=np.int32)
+    acc = np.empty((2, b1.shape[0]), dtype=ACCUMULATOR)
     _refresh(acc, pawns, knights, bishops, rooks, queens, kings, white, w1, b1)
     return output(acc, white_to_move, white | black, w2, b2)
 
@@ -376,8 +404,8 @@ _NETWORK_SIGNATURE = int64(uint64, uint64, uint64, uint64, uint64, uint64, uint6
 
 
 # The search calls it from Python for the first node of each kernel call: compiled at import.
-refresh = compile_kernel(_refresh, void(int32[:, ::1], uint64, uint64, uint64, uint64, uint64,
-                                        uint64, uint64, int16[:, ::1], int16[::1]))
+refresh = compile_kernel(_refresh, void(from_dtype(ACCUMULATOR)[:, ::1], uint64, uint64, uint64,
+                                        uint64, uint64, uint64, uint64, int16[:, ::1], int16[::1]))
 _kernel = compile_kernel(_network_kernel, _NETWORK_SIGNATURE)
 
 

@@ -26,7 +26,7 @@ from collections import namedtuple
 
 import chess
 import numpy as np
-from numba import boolean, int16, int32, int64, uint64
+from numba import boolean, from_dtype, int16, int32, int64, uint64
 from numba.types import NamedTuple, StarArgTuple, Tuple
 
 from engine import movecode
@@ -98,15 +98,16 @@ LINE_INPUTS = (("ply", int64), ("qply", int64), ("last_target", int64), ("path",
 # slots) and late-move reductions (by depth and move number), the move ordering's history and
 # killers, the transposition table, the classical evaluation's weights, the network's weights
 # (w1 (768, H), b1 (H), w2 (heads, 2H), b2 (heads): they evaluate where params[P.NETWORK] is set)
-# and its first layers by ply (int32, (MAX_PLY + 1, 2, H): the caller fills ``acc[ply]``, the
-# kernel updates the plies below move by move), the principal variation by ply (``pv[ply]``: its
-# length, then its move codes), and the nodes' move lists (MOVE_ROWS x NODE_MOVES: `_node_moves`).
+# and its first layers by ply (network.ACCUMULATOR, (MAX_PLY + 1, 2, H): the caller fills
+# ``acc[ply]``, the kernel updates the plies below move by move), the principal variation by ply
+# (``pv[ply]``: its length, then its move codes), and the nodes' move lists (MOVE_ROWS x NODE_MOVES: `_node_moves`).
 NETWORK_WEIGHTS = Tuple((int16[:, ::1], int16[::1], int16[:, ::1], int32[::1]))
 TABLES_INPUTS = (("params", int64[::1]), ("reductions", int64[:, ::1]),
                  ("history_black", int64[::1]), ("history_white", int64[::1]),
                  ("killers", int64[:, ::1]), ("table", uint64[::1]), ("entries", uint64),
                  ("generation", int64), ("weights", int64[:, ::1]), ("network", NETWORK_WEIGHTS),
-                 ("acc", int32[:, :, ::1]), ("pv", int64[:, ::1]), ("moves", int64[:, ::1]))
+                 ("acc", from_dtype(nn.ACCUMULATOR)[:, :, ::1]), ("pv", int64[:, ::1]),
+                 ("moves", int64[:, ::1]))
 # What ends a call and what it reports: its counters, its node budget, the stop word and the value
 # at which it stops, the iteration's depth (which bounds the check extension) and the tablebase
 # results it reads and asks for (``counts`` also holds the trace of its tree, if asked:

@@ -234,7 +234,7 @@ class Search:
         self.kernel_network = (NO_NETWORK if network is None
                                else (network.w1, network.b1, network.w2, network.b2))
         self.kernel_accumulators = np.zeros((MAX_PLY + 1, 2, self.kernel_network[1].shape[0]),
-                                            dtype=np.int32)
+                                            dtype=nn.ACCUMULATOR)
         # The kernel's tables, the same arrays for the whole search (changed in place only).
         history_black, history_white = self.tables.history
         self.kernel_tables = scout.Tables(

@@ -170,6 +170,9 @@ def test_load_network_refuses_files_of_another_layout(saved, tmp_path):
     refused("missing", w2=None)
     refused("dtype", w1=fields["w1"].astype(np.float32))
     refused("shape", b1=fields["b1"][:-1])
+    overflowing = fields["w1"].copy()
+    overflowing[:nn.MAX_ACTIVE, 0] = 1100  # 32 men on these inputs would sum past int16
+    refused("accumulator range", w1=overflowing)
     (tmp_path / "text.npz").write_text("not an archive")
     with pytest.raises(ValueError):
         nn.load_network(tmp_path / "text.npz")
@@ -182,6 +185,29 @@ def test_parameters_too_large_for_int16_are_refused():
     params.w2[0] = 600.0
     with pytest.raises(ValueError):
         nn.quantise(params)
+
+
+def test_a_first_layer_whose_sums_could_leave_the_accumulators_range_is_refused():
+    params = trained_like_parameters(8, seed=1)
+    params.w1[:nn.MAX_ACTIVE, 3] = 4.0  # one input fits int16 (1020), 32 of them (32,640) with b1 not
+    params.b1[3] = 1.0
+    with pytest.raises(ValueError, match="accumulators"):
+        nn.quantise(params)
+    params.b1[3] = -1.0
+    assert nn.accumulator_range(nn.quantise(params).w1, nn.quantise(params).b1)[1] <= 32767
+
+
+def test_every_first_layer_sum_of_real_positions_lies_in_the_accumulator_range():
+    network = nn.default_network()
+    low, high = nn.accumulator_range(network.w1, network.b1)
+    limits = np.iinfo(nn.ACCUMULATOR)
+    assert limits.min <= low and high <= limits.max
+    w1 = network.w1.astype(np.int64)
+    assert network.buckets == 1  # the rows of nn.features
+    for board in game_positions(range(4)) + [chess.Board(KIWIPETE)]:
+        for colour in chess.COLORS:
+            sums = network.b1 + w1[nn.features(board, colour)].sum(axis=0)
+            assert low <= sums.min() and sums.max() <= high
 
 
 def test_the_default_network_without_a_weight_file_says_how_to_make_one(monkeypatch, tmp_path):

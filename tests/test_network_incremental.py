@@ -18,7 +18,7 @@ def boards_of(board: chess.Board) -> tuple[np.uint64, ...]:
 
 
 def fresh(board: chess.Board, net: nn.Network) -> np.ndarray:
-    acc = np.empty((2, net.hidden), dtype=np.int32)
+    acc = np.empty((2, net.hidden), dtype=nn.ACCUMULATOR)
     nn.refresh(acc, *boards_of(board), np.uint64(board.occupied_co[chess.WHITE]), net.w1, net.b1)
     return acc
 
