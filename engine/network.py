@@ -331,20 +331,15 @@ def update(parent, acc, before, white_before, after, white_after, w1):
     ``before`` and ``after`` are the six piece boards of the two positions. A perspective whose
     king moved to another bucket swaps all its rows instead (every input moved). Equal to
     `refresh` of the new position, for any move."""
-    hidden = acc.shape[1]
-    for j in range(hidden):
-        acc[0, j] = parent[0, j]
-        acc[1, j] = parent[1, j]
     white_from = _bucket_offset(before[5] & white_before, True, w1)
     white_to = _bucket_offset(after[5] & white_after, True, w1)
     black_from = _bucket_offset(before[5] & ~white_before, False, w1)
     black_to = _bucket_offset(after[5] & ~white_after, False, w1)
-    if white_from != white_to:
-        _add_men(acc, 0, before, white_before, w1, white_from, -1)
-        _add_men(acc, 0, after, white_after, w1, white_to, 1)
-    if black_from != black_to:
-        _add_men(acc, 1, before, white_before, w1, black_from, -1)
-        _add_men(acc, 1, after, white_after, w1, black_to, 1)
+    # The men that arrived and left, as White's and Black's inputs: a move of chess adds at most two
+    # (castling) and removes at most two (a capture, castling); more only between other positions.
+    n_added = n_removed = 0
+    added_white = added_black = removed_white = removed_black = (0, 0)
+    general = False
     for pt in range(6):
         for white_piece in (True, False):
             old = before[pt] & (white_before if white_piece else ~white_before)
@@ -353,15 +348,79 @@ def update(parent, acc, before, white_before, after, white_after, w1):
             while changed:
                 sq = lsb(changed)
                 changed &= changed - U1
-                sign = 1 if new & (U1 << np.uint64(sq)) else -1
-                if white_from == white_to:
-                    row = white_to + _feature(pt, sq, white_piece, True)
-                    for j in range(hidden):
-                        acc[0, j] += sign * w1[row, j]
-                if black_from == black_to:
-                    row = black_to + _feature(pt, sq, white_piece, False)
-                    for j in range(hidden):
-                        acc[1, j] += sign * w1[row, j]
+                as_white = _feature(pt, sq, white_piece, True)
+                as_black = _feature(pt, sq, white_piece, False)
+                if new & (U1 << np.uint64(sq)):
+                    if n_added == 2:
+                        general = True
+                    else:
+                        added_white = _set(added_white, n_added, as_white)
+                        added_black = _set(added_black, n_added, as_black)
+                    n_added += 1
+                else:
+                    if n_removed == 2:
+                        general = True
+                    else:
+                        removed_white = _set(removed_white, n_removed, as_white)
+                        removed_black = _set(removed_black, n_removed, as_black)
+                    n_removed += 1
+    for view in range(2):
+        offset_from, offset_to = (white_from, white_to) if view == 0 else (black_from, black_to)
+        if general or offset_from != offset_to:
+            # Every input moved (or positions that are not a move apart): all rows swapped.
+            _copy_view(parent, acc, view)
+            _add_men(acc, view, before, white_before, w1, offset_from, -1)
+            _add_men(acc, view, after, white_after, w1, offset_to, 1)
+            continue
+        added = added_white if view == 0 else added_black
+        removed = removed_white if view == 0 else removed_black
+        _changed_view(parent, acc, view, w1, n_added, offset_to + added[0],
+                      offset_to + added[1], n_removed, offset_to + removed[0],
+                      offset_to + removed[1])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _set(pair, i, value):
+    return (value, pair[1]) if i == 0 else (pair[0], value)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _copy_view(parent, acc, view):
+    for j in range(acc.shape[1]):
+        acc[view, j] = parent[view, j]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _changed_view(parent, acc, view, w1, n_added, added_a, added_b, n_removed, removed_a,
+                  removed_b):
+    """``acc[view]`` = ``parent[view]`` plus the rows added (n_added of added_a, added_b) less
+    those removed, in one pass over the layer (the usual moves: one each, a capture's second
+    removal, castling's two each), instead of a copy and then a pass for each row."""
+    # Unsigned indices, as in `output`: they let LLVM vectorise the loops.
+    v, hidden = np.uint64(view), np.uint64(acc.shape[1])
+    a, b = np.uint64(added_a), np.uint64(added_b)
+    c, d = np.uint64(removed_a), np.uint64(removed_b)
+    if n_added == 1 and n_removed == 1:
+        for j in range(hidden):
+            acc[v, j] = parent[v, j] + w1[a, j] - w1[c, j]
+    elif n_added == 1 and n_removed == 2:
+        for j in range(hidden):
+            acc[v, j] = parent[v, j] + w1[a, j] - w1[c, j] - w1[d, j]
+    elif n_added == 2 and n_removed == 2:
+        for j in range(hidden):
+            acc[v, j] = parent[v, j] + w1[a, j] + w1[b, j] - w1[c, j] - w1[d, j]
+    else:  # a null move: nothing changed
+        for j in range(hidden):
+            total = parent[v, j]
+            if n_added > 0:
+                total += w1[a, j]
+            if n_added > 1:
+                total += w1[b, j]
+            if n_removed > 0:
+                total -= w1[c, j]
+            if n_removed > 1:
+                total -= w1[d, j]
+            acc[v, j] = total
 
 
 @njit(cache=True, nogil=True)
