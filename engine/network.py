@@ -409,18 +409,25 @@ def _changed_view(parent, acc, view, w1, n_added, added_a, added_b, n_removed, r
     elif n_added == 2 and n_removed == 2:
         for j in range(hidden):
             acc[v, j] = parent[v, j] + w1[a, j] + w1[b, j] - w1[c, j] - w1[d, j]
-    else:  # a null move: nothing changed
+    else:
+        # A null move (nothing changed), or changes no move makes: a copy, then a pass a row. (A
+        # test of the counts inside the loop would become masked loads of rows never read.)
         for j in range(hidden):
-            total = parent[v, j]
-            if n_added > 0:
-                total += w1[a, j]
-            if n_added > 1:
-                total += w1[b, j]
-            if n_removed > 0:
-                total -= w1[c, j]
-            if n_removed > 1:
-                total -= w1[d, j]
-            acc[v, j] = total
+            acc[v, j] = parent[v, j]
+        if n_added > 0:
+            _add_row(acc, v, w1, a, 1)
+        if n_added > 1:
+            _add_row(acc, v, w1, b, 1)
+        if n_removed > 0:
+            _add_row(acc, v, w1, c, -1)
+        if n_removed > 1:
+            _add_row(acc, v, w1, d, -1)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add_row(acc, v, w1, row, sign):
+    for j in range(np.uint64(acc.shape[1])):
+        acc[v, j] += sign * w1[row, j]
 
 
 @njit(cache=True, nogil=True)
