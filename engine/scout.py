@@ -100,7 +100,8 @@ LINE_INPUTS = (("ply", int64), ("qply", int64), ("last_target", int64), ("path",
 # (w1 (768, H), b1 (H), w2 (heads, 2H), b2 (heads): they evaluate where params[P.NETWORK] is set)
 # and its first layers by ply (network.ACCUMULATOR, (MAX_PLY + 1, 2, H): the caller fills
 # ``acc[ply]``, the kernel updates the plies below move by move), the principal variation by ply
-# (``pv[ply]``: its length, then its move codes), and the nodes' move lists (MOVE_ROWS x NODE_MOVES: `_node_moves`).
+# (``pv[ply]``: its length, then its move codes), and the nodes' move lists (MOVE_ROWS x
+# NODE_MOVES: `_node_moves`).
 NETWORK_WEIGHTS = Tuple((int16[:, ::1], int16[::1], int16[:, ::1], int32[::1]))
 TABLES_INPUTS = (("params", int64[::1]), ("reductions", int64[:, ::1]),
                  ("history_black", int64[::1]), ("history_white", int64[::1]),
