@@ -530,22 +530,22 @@ def test_streaming_training_on_chunks_lowers_the_validation_loss(tmp_path):
 def test_the_training_script_reads_a_chunk_folder_and_writes_a_network(tmp_path, capsys):
     labelled_chunks(tmp_path / "data", range(40))
     out = tmp_path / "network.npz"
-    train.main([str(tmp_path / "data"), "--hidden", "8", "--epochs", "1", "--batch", "512",
+    train.main([str(tmp_path / "data"), "--hidden", "32", "--epochs", "1", "--batch", "512",
                 "--validation", "0.3", "--out", str(out)])
-    assert nn.load_network(out).hidden == 8
+    assert nn.load_network(out).hidden == 32
     printed = capsys.readouterr().out
     assert "training positions in" in printed and "integer kernel" in printed
     # The weight file records what it was trained on, from the chunks' headers.
     trained = int(printed.split(" training positions in")[0].split()[-1].replace(",", ""))
     record = nn.network_provenance(out)
-    assert record.startswith(f"{trained:,} training positions") and "H = 8" in record, record
+    assert record.startswith(f"{trained:,} training positions") and "H = 32" in record, record
 
 
 def test_a_training_limit_shrinks_the_training_chunks_and_keeps_validation_and_scale(tmp_path, capsys):
     labelled_chunks(tmp_path / "data", range(160), per_chunk=400)
 
     def run(*extra: str) -> tuple[int, str, str]:
-        train.main([str(tmp_path / "data"), "--hidden", "8", "--epochs", "1", "--batch", "512",
+        train.main([str(tmp_path / "data"), "--hidden", "32", "--epochs", "1", "--batch", "512",
                     "--validation", "0.25", "--out", str(tmp_path / "network.npz"), *extra])
         printed = capsys.readouterr().out
         trained = int(printed.split(" training positions in")[0].split()[-1].replace(",", ""))
@@ -564,7 +564,7 @@ def test_the_scaling_script_trains_each_size_once_on_the_same_validation_set(tmp
     labelled_chunks(tmp_path / "data", range(160), per_chunk=400)
     monkeypatch.setenv("BRUDNO_DATA", str(tmp_path / "data"))
     results = tmp_path / "results.jsonl"
-    args = ["--sizes", "1000", "0", "--epochs", "1", "--hidden", "8", "--results", str(results)]
+    args = ["--sizes", "1000", "0", "--epochs", "1", "--hidden", "32", "--results", str(results)]
     data_scaling.main(args)
     rows = [json.loads(line) for line in results.read_text().splitlines()]
     assert [row["size"] for row in rows] == [1000, None]

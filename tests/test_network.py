@@ -97,8 +97,8 @@ def test_network_evaluate_returns_a_python_int_within_the_limit(saved):
     _, network = saved
     score = nn.network_evaluate(chess.Board(), network)
     assert type(score) is int and abs(score) <= EVAL_LIMIT
-    huge = nn.Parameters(np.full((nn.N_INPUTS, 8), 0.5, np.float32), np.zeros(8, np.float32),
-                         np.full(16, 30.0, np.float32), 0.0)
+    huge = nn.Parameters(np.full((nn.N_INPUTS, 32), 0.5, np.float32), np.zeros(32, np.float32),
+                         np.full(64, 0.9, np.float32), 0.0)
     assert nn.network_evaluate(chess.Board(), nn.quantise(huge)) == EVAL_LIMIT
 
 
@@ -181,20 +181,46 @@ def test_load_network_refuses_files_of_another_layout(saved, tmp_path):
 
 
 def test_parameters_too_large_for_int16_are_refused():
-    params = trained_like_parameters(8, seed=1)
+    params = trained_like_parameters(32, seed=1)
     params.w2[0] = 600.0
     with pytest.raises(ValueError):
         nn.quantise(params)
 
 
 def test_a_first_layer_whose_sums_could_leave_the_accumulators_range_is_refused():
-    params = trained_like_parameters(8, seed=1)
+    params = trained_like_parameters(32, seed=1)
     params.w1[:nn.MAX_ACTIVE, 3] = 4.0  # one input fits int16 (1020), 32 of them (32,640) with b1 not
     params.b1[3] = 1.0
     with pytest.raises(ValueError, match="accumulators"):
         nn.quantise(params)
     params.b1[3] = -1.0
     assert nn.accumulator_range(nn.quantise(params).w1, nn.quantise(params).b1)[1] <= 32767
+
+
+def test_an_output_layer_whose_int32_sums_could_overflow_or_of_a_width_off_the_chunks_is_refused():
+    params = trained_like_parameters(32, seed=1)
+    assert nn.output_range(nn.quantise(params).w2) < 2**31
+    params.w2[:nn.OUTPUT_CHUNK] = 1.1  # 32 * 1126 * 255^2 > 2^31
+    with pytest.raises(ValueError, match="int32"):
+        nn.quantise(params)
+    with pytest.raises(ValueError, match="multiple"):
+        nn.quantise(trained_like_parameters(nn.OUTPUT_CHUNK + 8, seed=1))
+
+
+def test_the_output_layers_int32_chunks_sum_exactly_at_full_activation():
+    network = nn.default_network()
+    hidden = network.hidden
+    for head in range(network.heads):
+        occupied = np.uint64((1 << (nn.MAX_ACTIVE * head // network.heads + 1)) - 1)
+        assert nn.output_head(int(occupied).bit_count(), network.heads) == head
+        for sign in (1, -1):
+            # Every input of one sign's weights at full activation: the largest sums there are.
+            acc = np.where(np.sign(network.w2[head]) == sign, 2 * nn.QA, -1).reshape(2, hidden)
+            total = int((np.clip(acc, 0, nn.QA).astype(np.int64) ** 2).ravel()
+                        @ network.w2[head].astype(np.int64)) + int(network.b2[head]) * nn.QA
+            exact = total * nn.OUTPUT_SCALE // (nn.QA * nn.QA * nn.QB)
+            assert nn.output(acc.astype(nn.ACCUMULATOR), True, occupied, network.w2,
+                             network.b2) == max(-EVAL_LIMIT, min(EVAL_LIMIT, exact))
 
 
 def test_every_first_layer_sum_of_real_positions_lies_in_the_accumulator_range():
@@ -293,10 +319,10 @@ def test_the_training_script_writes_a_network_the_engine_can_load(tmp_path, caps
     # Validation holds out blocks of 1000 positions: enough games for a few blocks.
     write_labelled_games(path, range(150))
     out = tmp_path / "network.npz"
-    train.main([str(path), "--hidden", "8", "--epochs", "2", "--batch", "1024",
+    train.main([str(path), "--hidden", "32", "--epochs", "2", "--batch", "1024",
                 "--validation", "0.3", "--out", str(out)])
     network = nn.load_network(out)
-    assert network.hidden == 8
+    assert network.hidden == 32
     printed = capsys.readouterr().out
     assert "validation" in printed and "integer kernel" in printed
 

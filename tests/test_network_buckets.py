@@ -30,7 +30,7 @@ def bucketed_parameters(hidden: int, seed: int) -> nn.Parameters:
 @pytest.fixture(scope="module")
 def bucketed(tmp_path_factory) -> nn.Network:
     path = tmp_path_factory.mktemp("buckets") / "b.npz"
-    nn.save_network(bucketed_parameters(16, seed=5), path)
+    nn.save_network(bucketed_parameters(32, seed=5), path)
     return nn.load_network(path)
 
 
@@ -45,7 +45,7 @@ def test_the_buckets_are_the_same_on_the_a_and_h_sides_and_all_are_used():
 
 
 def test_a_bucketed_weight_file_loads_back_with_its_buckets(bucketed):
-    assert bucketed.buckets == nn.N_BUCKETS and bucketed.w1.shape == (nn.N_BUCKETS * 768, 16)
+    assert bucketed.buckets == nn.N_BUCKETS and bucketed.w1.shape == (nn.N_BUCKETS * 768, 32)
     assert nn.default_network().buckets in (1, nn.N_BUCKETS)
 
 
@@ -179,10 +179,10 @@ def test_the_training_script_trains_and_writes_a_bucketed_network(tmp_path, caps
     path = tmp_path / "d.txt"
     write_labelled_games(path, range(150))
     out = tmp_path / "network.npz"
-    train.main([str(path), "--hidden", "8", "--epochs", "3", "--batch", "512", "--lr", "1e-2",
+    train.main([str(path), "--hidden", "32", "--epochs", "3", "--batch", "512", "--lr", "1e-2",
                 "--validation", "0.3", "--king-buckets", "--out", str(out)])
     network = nn.load_network(out)
-    assert network.buckets == nn.N_BUCKETS and network.hidden == 8
+    assert network.buckets == nn.N_BUCKETS and network.hidden == 32
     printed = capsys.readouterr().out
     # 5,000 positions are too few for 4 buckets to generalise (validation rises, then falls
     # below the start over more epochs); the training loss shows that the layer learns.

@@ -36,7 +36,7 @@ def headed_parameters(hidden: int, seed: int, rows: int = nn.N_INPUTS,
                 ids=["one first layer", "king buckets"])
 def headed(request, tmp_path_factory) -> nn.Network:
     path = tmp_path_factory.mktemp("heads") / "h.npz"
-    nn.save_network(headed_parameters(16, seed=7, rows=request.param), path)
+    nn.save_network(headed_parameters(32, seed=7, rows=request.param), path)
     return nn.load_network(path)
 
 
@@ -73,7 +73,7 @@ def test_eight_heads_take_four_men_each_and_one_head_takes_all():
 
 
 def test_a_weight_file_of_eight_heads_loads_back_with_its_heads(headed, tmp_path):
-    assert headed.heads == HEADS and headed.w2.shape == (HEADS, 32) and headed.b2.shape == (HEADS,)
+    assert headed.heads == HEADS and headed.w2.shape == (HEADS, 64) and headed.b2.shape == (HEADS,)
     assert headed.w2.dtype == np.int16 and headed.b2.dtype == np.int32
     assert len(set(headed.b2.tolist())) == HEADS  # the heads were kept apart
     path = tmp_path / "again.npz"
@@ -112,7 +112,7 @@ def test_an_eight_head_network_computes_its_float_formula_at_every_number_of_men
 
 def test_the_head_of_the_positions_men_count_is_the_one_that_scores():
     # Heads that differ only in their bias: each position's score moves by its own head's bias.
-    params = trained_like_parameters(16, seed=4)
+    params = trained_like_parameters(32, seed=4)
     biases = np.arange(HEADS) * 100 / nn.OUTPUT_SCALE  # 0, 100, ..., 700 cp
     headed = nn.quantise(nn.Parameters(params.w1, params.b1, np.tile(params.w2, (HEADS, 1)),
                                        biases + params.b2[0]))
@@ -135,11 +135,11 @@ def test_eight_copies_of_one_head_score_exactly_as_the_one_head(tmp_path):
 
 def test_one_head_is_written_in_the_layout_before_heads_which_loads_as_one_head(tmp_path):
     path = tmp_path / "one.npz"
-    network = nn.save_network(trained_like_parameters(8, seed=1), path)
+    network = nn.save_network(trained_like_parameters(32, seed=1), path)
     with np.load(path) as data:
         fields = dict(data)
     # What engines before heads read: w2 (2H), b2 a scalar.
-    assert fields["w2"].shape == (16,) and fields["b2"].shape == () and int(fields["heads"]) == 1
+    assert fields["w2"].shape == (64,) and fields["b2"].shape == () and int(fields["heads"]) == 1
     del fields["heads"]
     np.savez(tmp_path / "before.npz", **fields)
     before = nn.load_network(tmp_path / "before.npz")
@@ -248,10 +248,10 @@ def test_the_training_script_writes_an_eight_head_network_and_records_its_heads(
     path = tmp_path / "d.txt"
     write_labelled_games(path, range(150))
     out = tmp_path / "network.npz"
-    train.main([str(path), "--hidden", "8", "--epochs", "2", "--batch", "512", "--lr", "1e-2",
+    train.main([str(path), "--hidden", "32", "--epochs", "2", "--batch", "512", "--lr", "1e-2",
                 "--validation", "0.3", "--output-buckets", str(HEADS), "--out", str(out)])
     network = nn.load_network(out)
-    assert network.heads == HEADS and network.hidden == 8
+    assert network.heads == HEADS and network.hidden == 32
     # The heads that positions reached moved apart from their common start.
     assert len({tuple(row) for row in network.w2.tolist()}) > 1
     assert f"{HEADS} output bucket(s)" in nn.network_provenance(out)

@@ -204,7 +204,7 @@ def test_kernel_without_pruning_is_plain_negamax_with_a_king_bucket_network_eval
     # only). The first layers along that tree all equal fresh ones.)
     from test_network_buckets import bucketed_parameters
 
-    evaluation = network.NetworkEvaluation(network.quantise(bucketed_parameters(16, seed=1)))
+    evaluation = network.NetworkEvaluation(network.quantise(bucketed_parameters(32, seed=1)))
     for board in (positions_along_random_games(10, seed=32) + chess960_positions(2, seed=32)
                   + [chess.Board(fen) for fen in ENDINGS]):
         assert agrees_with_negamax(board, 2, evaluation), board.fen()
@@ -215,7 +215,7 @@ def test_kernel_without_pruning_is_plain_negamax_with_an_eight_head_network_eval
     # heads of few men.
     from test_network_heads import headed_parameters
 
-    evaluation = network.NetworkEvaluation(network.quantise(headed_parameters(16, seed=2)))
+    evaluation = network.NetworkEvaluation(network.quantise(headed_parameters(32, seed=2)))
     for board in (positions_along_random_games(12, seed=33) + chess960_positions(2, seed=33)
                   + [chess.Board(fen) for fen in ENDINGS]):
         assert agrees_with_negamax(board, 2, evaluation), board.fen()

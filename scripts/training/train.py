@@ -129,6 +129,9 @@ def main(argv: list[str] | None = None) -> None:
         if args.hidden < start.hidden:
             parser.error(f"--hidden {args.hidden}: --init's network has H = {start.hidden}")
     args.hidden = args.hidden or nn.HIDDEN
+    if args.hidden % nn.OUTPUT_CHUNK:
+        parser.error(f"--hidden {args.hidden}: the engine's output layer needs a multiple of "
+                     f"{nn.OUTPUT_CHUNK}")
     started = time.monotonic()
     # Flushed line by line, so that a run logging to a file can be followed.
     log = functools.partial(print, flush=True)
