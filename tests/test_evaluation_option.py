@@ -18,7 +18,7 @@ BIAS_CP = 2000
 
 @pytest.fixture
 def constant_network(tmp_path):
-    hidden = 8
+    hidden = 32
     path = tmp_path / "constant.npz"
     nn.save_network(nn.Parameters(np.zeros((nn.N_INPUTS, hidden), np.float32), np.zeros(hidden, np.float32),
                                   np.zeros(2 * hidden, np.float32), BIAS_CP / nn.OUTPUT_SCALE), path)
