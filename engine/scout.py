@@ -55,7 +55,7 @@ from engine import params as P
 from engine.score import INFINITY, MATE, MATE_BOUND, MAX_PLY, TB_WIN_THRESHOLD, wdl_to_score
 from engine.see import _see_kernel
 from engine.tt import EXACT, LOWER, UPPER, score_from_tt, score_to_tt
-from engine.tt_kernels import MISS, _prefetch_entry, _probe_impl, _store_impl
+from engine.tt_kernels import MISS, NO_EVAL, _prefetch_entry, _probe_impl, _store_impl
 from engine.zobrist import _key_kernel
 
 # Results that are not scores (scores stay within +-MATE).
@@ -231,6 +231,16 @@ def _evaluate(counts, pawns, knights, bishops, rooks, queens, kings, white, blac
 
 
 @uncounted_inline
+def _static_or_table(tt_eval, counts, pawns, knights, bishops, rooks, queens, kings, white, black,
+                     white_to_move, weights, network, acc, ply, params):
+    """The node's static score: the one its table entry keeps (``tt_eval``), else evaluated."""
+    if tt_eval != NO_EVAL:
+        return tt_eval
+    return _evaluate(counts, pawns, knights, bishops, rooks, queens, kings, white, black,
+                     white_to_move, weights, network, acc, ply, params)
+
+
+@uncounted_inline
 def _is_draw(pawns, knights, bishops, rooks, queens, kings, white, black, ours, white_to_move,
              ep_square, in_check, halfmove, key, path, last):
     """Whether the node is drawn by rule: fifty moves (unless the hundredth half-move mates), too
@@ -257,26 +267,29 @@ def _is_draw(pawns, knights, bishops, rooks, queens, kings, white, black, ours, 
 @uncounted_inline
 def _table_cut(table, key, entries, params, ply, depth, alpha, beta, is_pv, excluded, counts, me):
     """The table's word on the node: (whether its entry ends the node, the entry's score, its
-    move's table code or 0, its depth (MISS for none) and bound). A node of the tree takes an
+    move's table code or 0, its depth (MISS for none), bound and the position's static score
+    (NO_EVAL for none)). A node of the tree takes an
     entry searched at least as deep whose bound holds at the window, unless it is a PV node (its
     line must be searched to its end) or leaves a move out (the entry is the whole node's); a
     quiescence node (depth <= 0) takes any entry whose bound holds."""
-    tt_depth, tt_bound, tt_score, hash_code = _probe_impl(table, key, entries)
+    tt_depth, tt_bound, tt_score, hash_code, tt_eval = _probe_impl(table, key, entries)
     if tt_depth == MISS or not params[P.TABLE_READS]:
-        return False, 0, 0, MISS, 0
+        return False, 0, 0, MISS, 0, NO_EVAL
     tt_score = _from_tt(tt_score, ply)
     if (depth <= 0 or (not is_pv and excluded == 0 and tt_depth >= depth)) and (
             tt_bound == EXACT or (tt_bound == LOWER and tt_score >= beta)
             or (tt_bound == UPPER and tt_score <= alpha)):
-        return True, _end(counts, me, TABLE_CUT, tt_score), hash_code, tt_depth, tt_bound
-    return False, tt_score, hash_code, tt_depth, tt_bound
+        return True, _end(counts, me, TABLE_CUT, tt_score), hash_code, tt_depth, tt_bound, tt_eval
+    return False, tt_score, hash_code, tt_depth, tt_bound, tt_eval
 
 
 @uncounted_inline
-def _store_and_end(table, key, entries, generation, depth, bound, score, move, ply, counts, me,
-                   rule):
-    """``score``, the node's, stored in the table (``bound``, ``move``) and ended by ``rule``."""
-    _store_impl(table, key, entries, depth, bound, _to_tt(score, ply), move, generation)
+def _store_and_end(table, key, entries, generation, depth, bound, score, move, static_eval, ply,
+                   counts, me, rule):
+    """``score``, the node's, stored in the table (``bound``, ``move``, the position's
+    ``static_eval`` or NO_EVAL) and ended by ``rule``."""
+    _store_impl(table, key, entries, depth, bound, _to_tt(score, ply), move, generation,
+                static_eval)
     return _end(counts, me, rule, score)
 
 
@@ -316,7 +329,7 @@ def _tablebase(pawns, knights, bishops, rooks, queens, kings, white, white_to_mo
         return False, 0
     counts[TBHITS] += 1
     return True, _store_and_end(table, key, entries, generation, depth, EXACT,
-                                _wdl_to_score(wdl, ply), 0, ply, counts, me, TABLEBASE)
+                                _wdl_to_score(wdl, ply), 0, NO_EVAL, ply, counts, me, TABLEBASE)
 
 
 @uncounted_inline
@@ -469,7 +482,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
         if alpha >= beta:
             return _end(counts, me, MATE_DISTANCE, alpha)
         # Step 5. The table (and its move, for the move order).
-        cut, tt_score, hash_code, tt_depth, tt_bound = _table_cut(
+        cut, tt_score, hash_code, tt_depth, tt_bound, tt_eval = _table_cut(
             table, key, entries, params, ply, depth, alpha, beta, is_pv, excluded, counts, me)
         if cut:
             return tt_score
@@ -483,8 +496,9 @@ def _search(position, depth, alpha, beta, line, tables, control):
         # Step 7. The static evaluation (none in check, where nothing is pruned by it).
         static_eval = -INFINITY
         if not in_check:
-            static_eval = _evaluate(counts, pawns, knights, bishops, rooks, queens, kings, white,
-                                    black, white_to_move, weights, network, acc, ply, params)
+            static_eval = _static_or_table(tt_eval, counts, pawns, knights, bishops, rooks, queens,
+                                           kings, white, black, white_to_move, weights, network,
+                                           acc, ply, params)
         # Steps 8 to 10 prune the whole node: out of check, off the PV, not near a mate, and with
         # every move to search.
         may_prune = not in_check and not is_pv and abs(beta) < MATE_BOUND and excluded == 0
@@ -654,7 +668,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
         if excluded != 0:
             return _end(counts, me, rule, best_score)
         return _store_and_end(table, key, entries, generation, depth, bound, best_score, best_move,
-                              ply, counts, me, rule)
+                              static_eval, ply, counts, me, rule)
 
     # ---------------------------------------------------- a quiescence node (Search.quiescence)
     me = _trace_node(counts, ply, alpha, beta, depth, QUIESCENCE_NODE)
@@ -668,8 +682,8 @@ def _search(position, depth, alpha, beta, line, tables, control):
                     _evaluate(counts, pawns, knights, bishops, rooks, queens, kings, white, black,
                               white_to_move, weights, network, acc, ply, params))
     # Step Q3. The table.
-    cut, tt_score, _, _, _ = _table_cut(table, key, entries, params, ply, depth, alpha, beta,
-                                        is_pv, excluded, counts, me)
+    cut, tt_score, _, _, _, tt_eval = _table_cut(table, key, entries, params, ply, depth, alpha,
+                                                 beta, is_pv, excluded, counts, me)
     if cut:
         return tt_score
     original_alpha = alpha
@@ -693,11 +707,12 @@ def _search(position, depth, alpha, beta, line, tables, control):
         if _stalemate_with_pawns_only(pawns, knights, bishops, rooks, queens, kings, ours,
                                       occupied, white_to_move, ep_square, promotions, walk):
             return _end(counts, me, NO_MOVE, 0)
-        stand_pat = _evaluate(counts, pawns, knights, bishops, rooks, queens, kings, white, black,
-                              white_to_move, weights, network, acc, ply, params)
+        stand_pat = _static_or_table(tt_eval, counts, pawns, knights, bishops, rooks, queens,
+                                     kings, white, black, white_to_move, weights, network, acc,
+                                     ply, params)
         if stand_pat >= beta:
-            return _store_and_end(table, key, entries, generation, 0, LOWER, stand_pat, 0, ply,
-                                  counts, me, STAND_PAT)
+            return _store_and_end(table, key, entries, generation, 0, LOWER, stand_pat, 0,
+                                  stand_pat, ply, counts, me, STAND_PAT)
         best_score = stand_pat
         if stand_pat > alpha:
             alpha = stand_pat
@@ -749,8 +764,8 @@ def _search(position, depth, alpha, beta, line, tables, control):
                     break
     # Step Q6. The table.
     bound, rule = _bound(best_score, beta, best_score > original_alpha)
-    return _store_and_end(table, key, entries, generation, 0, bound, best_score, 0, ply, counts, me,
-                          rule)
+    return _store_and_end(table, key, entries, generation, 0, bound, best_score, 0, stand_pat, ply,
+                          counts, me, rule)
 
 
 def _record_type(inputs: tuple, record: type) -> NamedTuple:

@@ -166,7 +166,7 @@ class TranspositionTable:
         """(depth, bound, score, move) stored for ``key``, or None. The move may be illegal in
         the position (another position with the same key, or a torn write that passed the key
         check by chance): check it before playing it."""
-        depth, bound, score, move = self._probe_kernel(self.table, key, self.entries)
+        depth, bound, score, move, _ = self._probe_kernel(self.table, key, self.entries)
         if depth == self._miss:
             return None
         return depth, bound, score, self._moves[move]
@@ -177,12 +177,14 @@ class TranspositionTable:
         when ``move`` is None), except that a bound does not replace a much deeper result of
         the current search for the same position."""
         code = tt_kernels.encode_move(move)
-        self._store_kernel(self.table, key, self.entries, depth, bound, score, code, self.generation)
+        self._store_kernel(self.table, key, self.entries, depth, bound, score, code, self.generation,
+                           tt_kernels.NO_EVAL)
 
     def hashfull(self) -> int:
         """Per mille of the first 1000 entries used by the current search, as UCI's ``hashfull``."""
         import numpy as np
 
         sample = self.table[1:2 * min(1000, self.entries):2]
-        used = np.count_nonzero((sample != 0) & ((sample >> np.uint64(48)) == self.generation))
+        generations = (sample >> np.uint64(tt_kernels.GENERATION_SHIFT)) & np.uint64(0xFF)
+        used = np.count_nonzero((sample != 0) & (generations == self.generation))
         return int(used) * 1000 // len(sample)

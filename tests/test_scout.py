@@ -12,7 +12,7 @@ import chess
 import numpy as np
 import pytest
 
-from engine import network, params
+from engine import network, params, tt_kernels
 from engine import scout as compiled
 from engine.bench import POSITIONS
 from engine.bitmove import move_code
@@ -456,3 +456,21 @@ def test_positions_from_games_keep_their_signature() -> None:
             search.run(chess.Board(line), Limits(depth=5))
             total += search.nodes
     assert total == GAMES_SIGNATURE
+
+
+def test_scout_kernel_takes_the_static_score_the_table_keeps() -> None:
+    # A quiescence node's standing pat is the static score its table entry keeps (an entry that
+    # cannot end the node: a lower bound far below any window); a planted score that no
+    # evaluation gives shows that the node used it and did not evaluate.
+    board = chess.Board(POSITIONS[1])
+    search = Search(TranspositionTable(1))
+    search.prepare(board, Limits())
+    plain = search.quiescence(-INFINITY, INFINITY, 1)
+    evaluations = search.evaluations
+    assert abs(plain) < 3000
+    key = position_key(board)
+    search.prepare(board, Limits())
+    tt_kernels.store_kernel(search.tt.table, np.uint64(key), search.tt.entries, 0, LOWER,
+                            -MATE + 1, 0, search.tt.generation, 5000)
+    assert search.quiescence(-INFINITY, 4000, 1) >= 4000
+    assert search.evaluations == 0 < evaluations
