@@ -84,8 +84,11 @@ PARAMETERS = (
     # Time (engine/timeman.py): a clock without `movestogo` is shared out as if MOVES_TO_GO moves
     # were left; the soft limit (start no new iteration after it) is SOFT_SHARE hundredths of a
     # move's share, times SETTLED_SCALE hundredths while the best move stays put (more as it
-    # changes or the score falls).
+    # changes or the score falls). A move's share counts INCREMENT_SHARE hundredths of the
+    # increment: above 100, the clock kept in reserve late in a game shrinks towards a few
+    # increments.
     Parameter("MOVES_TO_GO", 20, 20, 10, 40, 2),
+    Parameter("INCREMENT_SHARE", 75, 75, 50, 200, 10),
     Parameter("SOFT_SHARE", 70, 70, 40, 150, 5),
     Parameter("SETTLED_SCALE", 60, 60, 30, 100, 5),
     # Whole techniques, on in play, off for the techniques table (scripts/studies/alphabeta_table.py).

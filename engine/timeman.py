@@ -4,8 +4,8 @@ The search gets two deadlines: a soft one (do not start another iteration after 
 one (abort the iteration in progress and play the best move found so far). Both are in seconds
 from the moment the clock starts for us (the `go`, or the `ponderhit` when pondering). Under a
 clock the soft one stretches or shrinks with how settled the search is (`soft_scale`). Their
-numbers are search parameters (engine/params.py: MOVES_TO_GO, SOFT_SHARE, SETTLED_SCALE), so a
-tuner of games sets them as it sets the kernel's.
+numbers are search parameters (engine/params.py: MOVES_TO_GO, INCREMENT_SHARE, SOFT_SHARE,
+SETTLED_SCALE), so a tuner of games sets them as it sets the kernel's.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def budget(limits: Limits, turn: chess.Color, move_overhead_ms: int,
     parameters = params.active() if parameters is None else parameters
     moves_to_go = limits.movestogo if limits.movestogo else int(parameters[params.MOVES_TO_GO])
     moves_to_go = max(1, min(moves_to_go, 50))
-    share = remaining / moves_to_go + increment * 0.75
+    share = remaining / moves_to_go + increment * float(parameters[params.INCREMENT_SHARE]) / 100
     # The last move before a time control may use much of what is left, never all of it.
     hard = min(share * 4, remaining * (0.7 if moves_to_go == 1 else 0.3))
     soft = min(share * float(parameters[params.SOFT_SHARE]) / 100, hard)

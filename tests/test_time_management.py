@@ -46,6 +46,18 @@ def test_the_clock_shares_are_search_parameters_a_tuner_can_set():
     assert larger_share.soft == pytest.approx(2 * declared.soft)
     assert larger_share.hard == declared.hard
     assert soft_scale(0.0, 0, params.with_overrides("SETTLED_SCALE=90")) == pytest.approx(0.9)
+    more_increment = budget(clock, chess.WHITE, 30, params.with_overrides("INCREMENT_SHARE=175"))
+    assert more_increment.soft > declared.soft
+
+
+def test_a_larger_increment_share_keeps_a_smaller_reserve_but_never_the_whole_clock():
+    # Late in a game the clock settles where a move's time equals the increment: counting more of
+    # the increment in a move's share lowers that reserve, while the hard limit stays inside it.
+    counted = params.with_overrides("INCREMENT_SHARE=200")
+    for clock_ms in (50, 300, 1000, 5000):
+        b = budget(Limits(wtime=clock_ms, btime=clock_ms, winc=100, binc=100), chess.WHITE, 30,
+                   counted)
+        assert 0 < b.soft <= b.hard < clock_ms / 1000
 
 
 def test_only_clock_budgets_are_flexible():
