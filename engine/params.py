@@ -88,7 +88,7 @@ PARAMETERS = (
     # increment: above 100, the clock kept in reserve late in a game shrinks towards a few
     # increments.
     Parameter("MOVES_TO_GO", 20, 20, 10, 40, 2),
-    Parameter("INCREMENT_SHARE", 75, 75, 50, 200, 10),
+    Parameter("INCREMENT_SHARE", 150, 150, 50, 200, 10),
     Parameter("SOFT_SHARE", 70, 70, 40, 150, 5),
     Parameter("SETTLED_SCALE", 60, 60, 30, 100, 5),
     # Whole techniques, on in play, off for the techniques table (scripts/studies/alphabeta_table.py).
