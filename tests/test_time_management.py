@@ -50,9 +50,8 @@ def test_the_clock_shares_are_search_parameters_a_tuner_can_set():
     assert more_increment.soft > declared.soft
 
 
-def test_a_larger_increment_share_keeps_a_smaller_reserve_but_never_the_whole_clock():
-    # Late in a game the clock settles where a move's time equals the increment: counting more of
-    # the increment in a move's share lowers that reserve, while the hard limit stays inside it.
+def test_the_largest_increment_share_never_budgets_the_whole_clock():
+    # A share of two increments exceeds a low clock: the hard limit must still stay inside it.
     counted = params.with_overrides("INCREMENT_SHARE=200")
     for clock_ms in (50, 300, 1000, 5000):
         b = budget(Limits(wtime=clock_ms, btime=clock_ms, winc=100, binc=100), chess.WHITE, 30,
