@@ -21,11 +21,11 @@ from typing import Sequence
 import chess
 
 from bench.depth import MIDDLEGAMES
-from engine.bench import bench_board
-from engine.search import Search
-from engine.tablebase import Tablebases
-from engine.timeman import Limits
-from engine.tt import TranspositionTable
+from engine.protocol.bench import bench_board
+from engine.search.root import Search
+from engine.knowledge.tablebase import Tablebases
+from engine.search.timeman import Limits
+from engine.search.tt import TranspositionTable
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,7 +43,7 @@ def configured(config: str, board: chess.Board, hash_mb: int) -> tuple[Search, c
     elif config == "UCI_Chess960":
         board = chess.Board(board.fen(shredder=True), chess960=True)
     elif config == "Use NNUE":
-        from engine import network
+        from engine.evaluation import network
 
         search.evaluate = network.evaluator()
     return search, board

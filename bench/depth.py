@@ -5,7 +5,7 @@ finished iteration's node count and time are read from the search's own report. 
 per depth, the geometric mean over the positions (as the depth issue states its target) and the
 effective branching factor (nodes to this depth over nodes to the one before).
 
-Positions: twelve middlegames of Stockfish's bench (engine/bench.py, entries 2-13), or an EPD/FEN
+Positions: twelve middlegames of Stockfish's bench (engine/protocol/bench.py, entries 2-13), or an EPD/FEN
 file with ``--positions``.
 
     .venv/bin/python -m bench.depth --depth 9
@@ -21,11 +21,11 @@ from typing import Sequence
 
 import chess
 
-from engine.bench import POSITIONS, bench_board
-from engine.results import Info
-from engine.search import Search
-from engine.timeman import Limits
-from engine.tt import TranspositionTable
+from engine.protocol.bench import POSITIONS, bench_board
+from engine.search.results import Info
+from engine.search.root import Search
+from engine.search.timeman import Limits
+from engine.search.tt import TranspositionTable
 
 MIDDLEGAMES = POSITIONS[1:13]
 

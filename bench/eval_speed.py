@@ -15,9 +15,9 @@ from contextlib import contextmanager
 import chess
 import numpy as np
 
-from engine import bitboards
-from engine import evaluate as ev
-from engine.perft import KIWIPETE
+from engine.board import bitboards
+from engine.evaluation import evaluate as ev
+from engine.board.perft import KIWIPETE
 
 POSITIONS = [
     ("startpos", chess.STARTING_FEN),

@@ -12,7 +12,7 @@ import statistics
 import subprocess
 import time
 
-from engine.bench import POSITIONS
+from engine.protocol.bench import POSITIONS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

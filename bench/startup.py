@@ -17,8 +17,10 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-MODULES = ("bitboards", "bitmove", "zobrist", "score", "evaluate", "movegen", "see", "tt",
-           "tt_kernels", "params", "movepick", "endgame", "network", "scout", "search")
+MODULES = ("board.bitboards", "board.bitmove", "board.zobrist", "evaluation.score",
+           "evaluation.evaluate", "board.movegen", "board.see", "search.tt", "search.tt_kernels",
+           "search.params", "search.movepick", "evaluation.endgame", "evaluation.network",
+           "search.scout", "search.root")
 
 CHILD = """
 import importlib, json, sys, time

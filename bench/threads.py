@@ -21,7 +21,7 @@ import sys
 import time
 
 from bench.movetime import Pipe, percentile
-from engine.bench import POSITIONS
+from engine.protocol.bench import POSITIONS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

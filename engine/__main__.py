@@ -2,6 +2,6 @@
 
 import sys
 
-from engine.cli import main
+from engine.protocol.cli import main
 
 sys.exit(main())

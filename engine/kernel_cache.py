@@ -4,8 +4,9 @@ Numba's cache checks only the file of the function it compiled, so a kernel comp
 older depth_rules.py or movepick.py (whose functions it calls and freezes into itself) would load
 as it was after either file changed. At import, a stamp beside the cache (a hash of all of the
 package's modules) says which source the cached kernels were compiled from; when it differs, they
-are removed and compiled anew. The cache stays numba's own, in `engine/__pycache__`, which finds it
-after the tree is copied or moved. Numba is not imported here (the UCI layer answers before it is).
+are removed and compiled anew. The cache stays numba's own, in the `__pycache__` of each of the
+package's folders (numba caches a kernel beside its source), which finds it after the tree is
+copied or moved. Numba is not imported here (the UCI layer answers before it is).
 """
 
 from __future__ import annotations
@@ -19,19 +20,29 @@ STAMP = "kernels.digest"
 
 
 def source_digest(package: Path = PACKAGE) -> str:
-    """A short hash of every module of ``package`` (its top level, where the kernels live)."""
+    """A short hash of every module of ``package``, its rooms' included."""
     digest = hashlib.sha1()
-    for path in sorted(package.glob("*.py")):
-        digest.update(path.name.encode())
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
 
+def module_folders(package: Path = PACKAGE) -> list[Path]:
+    """The package's folders that hold modules: where numba keeps the kernels compiled from them
+    (each folder's ``__pycache__``)."""
+    return sorted({path.parent for path in package.rglob("*.py")})
+
+
 def clear_stale_kernels(package: Path = PACKAGE) -> bool:
-    """Removes the cached kernels in ``package``'s __pycache__ unless its stamp names the current
-    source, then stamps it; whether it removed them. Runs before the first kernel is loaded. A
-    cache that cannot be written is left alone (numba then uses its per-user folder)."""
-    return clear_stale_cache(package / "__pycache__", source_digest(package), STAMP, "*")
+    """Removes the cached kernels in the __pycache__ of each of ``package``'s folders unless its
+    stamp names the current source, then stamps it; whether it removed any. Runs before the first
+    kernel is loaded. A cache that cannot be written is left alone (numba then uses its per-user
+    folder)."""
+    digest = source_digest(package)
+    removed = [clear_stale_cache(folder / "__pycache__", digest, STAMP, "*")
+               for folder in module_folders(package)]
+    return any(removed)
 
 
 def clear_stale_cache(cache: Path, digest: str, stamp_name: str, stem: str) -> bool:

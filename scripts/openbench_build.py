@@ -136,16 +136,22 @@ def seed_kernels(root: Path, copy: Path) -> int:
                                                   root / "engine" / "kernel_cache.py")
     kernel_cache = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(kernel_cache)  # (not `import engine`: that would clear root's cache)
-    cache = root / "engine" / "__pycache__"
+    package = root / "engine"
     try:
-        if (cache / kernel_cache.STAMP).read_text() != kernel_cache.source_digest(root / "engine"):
+        if (package / "__pycache__" / kernel_cache.STAMP).read_text() != \
+                kernel_cache.source_digest(package):
             return 0
     except OSError:
         return 0
-    files = [*cache.glob("*.nbi"), *cache.glob("*.nbc"), cache / kernel_cache.STAMP]
-    (copy / "engine" / "__pycache__").mkdir(parents=True, exist_ok=True)
-    for file in files:
-        shutil.copy2(file, copy / "engine" / "__pycache__" / file.name)
+    files = []
+    for folder in kernel_cache.module_folders(package):
+        cache = folder / "__pycache__"
+        into = copy / "engine" / folder.relative_to(package) / "__pycache__"
+        into.mkdir(parents=True, exist_ok=True)
+        for file in [*cache.glob("*.nbi"), *cache.glob("*.nbc"), cache / kernel_cache.STAMP]:
+            if file.exists():
+                shutil.copy2(file, into / file.name)
+                files.append(file)
     return len(files)
 
 
@@ -181,7 +187,7 @@ def make_build(root: Path = ROOT) -> tuple[Path, Path]:
 ENTRY = "openbench_entry.py"  # at the copy's root, so that Python finds its engine package
 ENTRY_TEXT = ('"""Brudno of this copy, as an OpenBench launcher starts it: the first argument is the'
               ' launcher\'s own path,\nkept so that the command line names the executable."""\n'
-              "import sys\n\nfrom engine.cli import main\n\nsys.exit(main(sys.argv[2:]))\n")
+              "import sys\n\nfrom engine.protocol.cli import main\n\nsys.exit(main(sys.argv[2:]))\n")
 
 
 def launcher(folder: Path, python: Path) -> str:

@@ -1,11 +1,11 @@
-"""The search's move order built from python-chess alone: the oracle of engine/movepick.py's walk."""
+"""The search's move order built from python-chess alone: the oracle of engine/search/movepick.py's walk."""
 
 from __future__ import annotations
 
 import chess
 
-from engine.score import PIECE_VALUE
-from engine.see import see
+from engine.evaluation.score import PIECE_VALUE
+from engine.board.see import see
 
 
 def staged_order(board: chess.Board) -> list[chess.Move]:

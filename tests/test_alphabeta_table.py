@@ -15,8 +15,8 @@ import chess
 import pytest
 
 from scripts.studies import alphabeta_table as table
-from engine.perft import KIWIPETE
-from engine.score import MATE
+from engine.board.perft import KIWIPETE
+from engine.evaluation.score import MATE
 
 ROOT = Path(__file__).resolve().parents[1]
 # White mates with Qxf7 (scholar's mate): a game that ends inside a depth-2 horizon.
@@ -245,7 +245,7 @@ def test_tree_page_without_a_fen_draws_the_start_position(tmp_path):
 def rows_by_label(board: chess.Board, depth: int, labels: set[str]) -> dict:
     """(nodes, evaluations, seconds, value, best move) of the technique rows named ``labels``,
     by label, with the network evaluating (as in play and in docs/textbook.md's table)."""
-    from engine.network import evaluator
+    from engine.evaluation.network import evaluator
 
     evaluate = evaluator()
     return {label: table.measure_technique(board, depth, off, evaluate)
@@ -253,7 +253,7 @@ def rows_by_label(board: chess.Board, depth: int, labels: set[str]) -> dict:
 
 
 def test_the_full_row_is_the_default_search_and_the_base_row_switches_everything_off():
-    from engine.search import fixed_depth_search
+    from engine.search.root import fixed_depth_search
 
     rows = table.technique_rows()
     assert rows[0] == (table.BASE, "add", table.TECHNIQUES)
@@ -299,8 +299,8 @@ def test_taking_out_each_technique_changes_the_search_of_the_start_or_kiwipete()
 
 
 def test_the_pruning_techniques_switch_off_exactly_the_rules_of_without_pruning():
-    from engine.params import KERNEL_PARAMS, without_pruning
-    from engine.timeman import Limits
+    from engine.search.params import KERNEL_PARAMS, without_pruning
+    from engine.search.timeman import Limits
 
     search = table.switched_search(tuple(t for t in table.TECHNIQUES
                                          if t.key in ("null", "pruning", "iir")), hash_mb=1)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import chess
 
-from engine.bench import POSITIONS, run_bench
+from engine.protocol.bench import POSITIONS, run_bench
 
 
 # The build's signature: `scripts/brudno bench` (depth 5, every bench position). A change to the
@@ -75,7 +75,7 @@ def test_perft_command_prints_divide():
 
 
 def test_bench_searches_stockfishs_chess960_position_as_chess960():
-    from engine.bench import bench_board
+    from engine.protocol.bench import bench_board
 
     entry = POSITIONS[-1]
     board = bench_board(entry)

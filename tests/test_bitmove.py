@@ -1,4 +1,4 @@
-"""The scout kernel's make-move (engine/bitmove.py) leaves the position python-chess's push leaves:
+"""The scout kernel's make-move (engine/board/bitmove.py) leaves the position python-chess's push leaves:
 bitboards, castling rights, key, check, en passant square and halfmove clock, for every legal move
 of positions from standard and Chess960 games (castling on any files included). The kernel updates
 the key from the parent's: it must equal the key computed afresh."""
@@ -10,8 +10,8 @@ import random
 import chess
 import numpy as np
 
-from engine.bitmove import child, move_code
-from engine.zobrist import key_and_check
+from engine.board.bitmove import child, move_code
+from engine.board.zobrist import key_and_check
 
 
 def kernel_child(board: chess.Board, move: chess.Move) -> tuple:

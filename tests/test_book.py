@@ -10,7 +10,7 @@ import chess
 import chess.polyglot
 import pytest
 
-from engine.book import BookError, OpeningBook
+from engine.knowledge.book import BookError, OpeningBook
 from paths import DATA
 
 BOOK_FILE = DATA / "books" / "performance.bin"

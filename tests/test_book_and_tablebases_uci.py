@@ -19,7 +19,7 @@ import chess.polyglot
 import chess.syzygy
 import pytest
 
-from engine.perft import KIWIPETE
+from engine.board.perft import KIWIPETE
 from paths import DATA
 from uci_client import ENGINE_COMMAND, RawUci
 
@@ -466,7 +466,7 @@ def test_overlapping_directories_and_blank_parts_are_accepted(raw, syzygy_dir, t
 
 
 def test_one_directory_without_tables_spoils_the_whole_path(raw, syzygy_dir, tmp_path):
-    """engine/tablebase.py refuses a SyzygyPath with a directory that holds no table (Stockfish
+    """engine/knowledge/tablebase.py refuses a SyzygyPath with a directory that holds no table (Stockfish
     would skip it): one error, no tables, and the engine plays on."""
     empty = tmp_path / "empty"
     empty.mkdir()

@@ -20,9 +20,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import network as nn
-from engine.evaluate import evaluate
-from engine.zobrist import key_and_check, position_key
+from engine.evaluation import network as nn
+from engine.evaluation.evaluate import evaluate
+from engine.board.zobrist import key_and_check, position_key
 from paths import STOCKFISH, needs_stockfish
 from scripts.studies import data_scaling
 from scripts.training import labels, loop, train

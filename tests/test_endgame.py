@@ -7,11 +7,11 @@ import chess
 import chess.syzygy
 import pytest
 
-from engine.endgame import bare_king_score, known_draw, with_endgame_knowledge
-from engine.score import PIECE_VALUE
-from engine.search import Search
-from engine.timeman import Limits
-from engine.tt import TranspositionTable
+from engine.evaluation.endgame import bare_king_score, known_draw, with_endgame_knowledge
+from engine.evaluation.score import PIECE_VALUE
+from engine.search.root import Search
+from engine.search.timeman import Limits
+from engine.search.tt import TranspositionTable
 from paths import DATA
 from uci_client import RawUci
 

@@ -1,4 +1,4 @@
-"""Tests for the static evaluation (engine/evaluate.py)."""
+"""Tests for the static evaluation (engine/evaluation/evaluate.py)."""
 
 import random
 import re
@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import evaluate as ev
-from engine.evaluate import evaluate, evaluation_report, evaluation_terms
-from engine.perft import KIWIPETE
+from engine.evaluation import evaluate as ev
+from engine.evaluation.evaluate import evaluate, evaluation_report, evaluation_terms
+from engine.board.perft import KIWIPETE
 
 
 def random_game(seed: int, plies: int) -> list[chess.Board]:

@@ -8,7 +8,7 @@ import chess
 import numpy as np
 import pytest
 
-from engine import network as nn
+from engine.evaluation import network as nn
 from uci_client import RawUci
 
 # A network that ignores the pieces and gives the side to move 2000 cp: a search of odd depth

@@ -11,12 +11,12 @@ from importlib.metadata import entry_points
 
 import chess
 
-from engine import cli
+from engine.protocol import cli
 
 
 def test_the_brudno_console_command_is_declared_in_the_installed_metadata():
     (script,) = [ep for ep in entry_points(group="console_scripts") if ep.name == "brudno"]
-    assert script.value == "engine.cli:main"
+    assert script.value == "engine.protocol.cli:main"
     assert script.load() is cli.main
 
 

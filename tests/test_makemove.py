@@ -6,7 +6,7 @@ import chess
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import makemove
+from engine.board import makemove
 
 FIELDS = ("pawns", "knights", "bishops", "rooks", "queens", "kings", "occupied", "promoted",
           "turn", "castling_rights", "ep_square", "halfmove_clock", "fullmove_number")

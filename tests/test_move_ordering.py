@@ -1,4 +1,4 @@
-"""The staged move order (engine/movepick.py): every legal move once, in the walk's order."""
+"""The staged move order (engine/search/movepick.py): every legal move once, in the walk's order."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.bitmove import is_quiet_code, move_code
-from engine.movepick import OrderingTables, ordered_moves
+from engine.board.bitmove import is_quiet_code, move_code
+from engine.search.movepick import OrderingTables, ordered_moves
 
 from staged_order import staged_order
 

@@ -8,9 +8,9 @@ import random
 import chess
 import numpy as np
 
-from engine.bench import POSITIONS
-from engine.movegen import castling_kernel, promotion_kernel, quiet_checks
-from engine.movepick import OrderingTables, ordered_moves
+from engine.protocol.bench import POSITIONS
+from engine.board.movegen import castling_kernel, promotion_kernel, quiet_checks
+from engine.search.movepick import OrderingTables, ordered_moves
 
 from staged_order import staged_order
 
@@ -162,7 +162,7 @@ def test_promotions_come_in_the_order_of_the_searchs_captures() -> None:
 
 
 def test_slider_attacks_are_python_chess_attacks_on_every_square() -> None:
-    from engine.bitboards import bishop_attacks, rook_attacks
+    from engine.board.bitboards import bishop_attacks, rook_attacks
 
     rng = random.Random(11)
     for square in chess.SQUARES:

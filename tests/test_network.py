@@ -1,4 +1,4 @@
-"""The network evaluation (engine/network.py) and its trainer (scripts/training/train.py)."""
+"""The network evaluation (engine/evaluation/network.py) and its trainer (scripts/training/train.py)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import chess
 import numpy as np
 import pytest
 
-from engine import network as nn
-from engine.evaluate import EVAL_LIMIT, evaluate
-from engine.perft import KIWIPETE
+from engine.evaluation import network as nn
+from engine.evaluation.evaluate import EVAL_LIMIT, evaluate
+from engine.board.perft import KIWIPETE
 from scripts.training import labels, loop, optim, train
 from scripts.training.config import TrainConfig
 from scripts.training.data import positions as training_data

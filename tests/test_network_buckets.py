@@ -1,4 +1,4 @@
-"""King buckets (engine/network.py, scripts/training/train.py): a first layer per bucket of a
+"""King buckets (engine/evaluation/network.py, scripts/training/train.py): a first layer per bucket of a
 side's own king, kept up to date as kings cross buckets, trained factorised and folded for the
 engine."""
 
@@ -10,7 +10,7 @@ import chess
 import numpy as np
 import pytest
 
-from engine import network as nn
+from engine.evaluation import network as nn
 from scripts.training import train
 from scripts.training.data import positions as training_data
 from scripts.training.model import network as model

@@ -1,4 +1,4 @@
-"""Output heads by material (engine/network.py `output_head`, scripts/training/train.py
+"""Output heads by material (engine/evaluation/network.py `output_head`, scripts/training/train.py
 --output-buckets): a weight file of N output layers, one chosen by the number of men on the
 board, in the kernel, the float reference, the incremental path and the trainer."""
 
@@ -10,8 +10,8 @@ import chess
 import numpy as np
 import pytest
 
-from engine import network as nn
-from engine.evaluate import EVAL_LIMIT
+from engine.evaluation import network as nn
+from engine.evaluation.evaluate import EVAL_LIMIT
 from scripts.training import train
 from scripts.training.data import positions as training_data
 from scripts.training.model import network as model

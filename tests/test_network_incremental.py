@@ -1,4 +1,4 @@
-"""The network's first layer kept up to date move by move (engine/network.py `update`, as the scout
+"""The network's first layer kept up to date move by move (engine/evaluation/network.py `update`, as the scout
 kernel keeps it) equals the first layer computed from scratch, and so scores as the full network
 does, along random games with every kind of move."""
 
@@ -9,7 +9,7 @@ import random
 import chess
 import numpy as np
 
-from engine import network as nn
+from engine.evaluation import network as nn
 
 
 def boards_of(board: chess.Board) -> tuple[np.uint64, ...]:

@@ -17,10 +17,12 @@ import chess
 import numpy as np
 import pytest
 
-from engine import genfens, options, params, tuning
-from engine.bench import POSITIONS, run_bench
-from engine.timeman import Limits
-from engine.uci import UciProtocol
+from engine.protocol import genfens, options, tuning
+
+from engine.search import params
+from engine.protocol.bench import POSITIONS, run_bench
+from engine.search.timeman import Limits
+from engine.protocol.uci import UciProtocol
 
 from scripts import openbench_build
 from scripts.training.data import chunks, openbench
@@ -81,7 +83,7 @@ def test_tuning_options_are_hidden_unless_tune_is_on(monkeypatch: pytest.MonkeyP
     assert not any(o.name == "RAZOR_1" for o in options.available())
     with pytest.raises(options.OptionError):
         options.find("RAZOR_1")
-    assert re.search(r"^TUNE = False$", (ROOT / "engine" / "tuning.py").read_text(), re.M)
+    assert re.search(r"^TUNE = False$", (ROOT / "engine" / "protocol" / "tuning.py").read_text(), re.M)
 
 
 def test_each_tuned_parameter_slot_is_an_option(tuning_build) -> None:
@@ -119,7 +121,7 @@ def test_setoption_changes_what_the_search_uses(tuning_build) -> None:
 
 
 class RecordingHelpers:
-    """Stands in for engine/smp.py's HelperPool: what the engine sends its helpers."""
+    """Stands in for engine/search/smp.py's HelperPool: what the engine sends its helpers."""
 
     def __init__(self) -> None:
         self.sent: list[str] = []

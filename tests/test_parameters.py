@@ -1,10 +1,10 @@
-"""The search's parameters (engine/params.py): one declaration each, overrides, the SPSA step."""
+"""The search's parameters (engine/search/params.py): one declaration each, overrides, the SPSA step."""
 
 from __future__ import annotations
 
 import pytest
 
-from engine import params
+from engine.search import params
 
 
 def test_a_new_parameter_is_one_declaration_from_which_its_slot_defaults_and_oracle_follow(
@@ -14,7 +14,7 @@ def test_a_new_parameter_is_one_declaration_from_which_its_slot_defaults_and_ora
     import sys
     import types
 
-    import engine.params as params
+    import engine.search.params as params
 
     code = open(params.__file__).read().replace(
         "PARAMETERS = (\n",
@@ -36,7 +36,7 @@ def test_a_new_parameter_is_one_declaration_from_which_its_slot_defaults_and_ora
 
 
 def test_parameter_overrides_set_declared_values_and_refuse_bad_ones():
-    import engine.params as params
+    import engine.search.params as params
 
     tuned = params.with_overrides("RAZOR=310,560 SEE=90")
     assert tuned[params.RAZOR:params.RAZOR + 2].tolist() == [310, 560] and tuned[params.SEE] == 90

@@ -7,7 +7,7 @@ from pathlib import Path
 import chess
 import pytest
 
-from engine.perft import KIWIPETE, divide, format_divide, perft, perft_report
+from engine.board.perft import KIWIPETE, divide, format_divide, perft, perft_report
 from paths import DATA
 
 CPW_FILE = DATA / "perft" / "cpw_standard_positions.epd"

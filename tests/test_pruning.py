@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import chess
 
-from engine import params
-from engine.evaluate import evaluate
-from engine.params import default
-from engine.score import MATE_BOUND
-from engine.search import Search
-from engine.timeman import Limits
-from engine.tt import UPPER, TranspositionTable, score_from_tt
+from engine.search import params
+from engine.evaluation.evaluate import evaluate
+from engine.search.params import default
+from engine.evaluation.score import MATE_BOUND
+from engine.search.root import Search
+from engine.search.timeman import Limits
+from engine.search.tt import UPPER, TranspositionTable, score_from_tt
 
 FUTILITY_MARGIN = (0, *default("FUTILITY"))  # by remaining depth
 LATE_MOVE_COUNT = (0, *default("LATE_MOVES"))

@@ -10,8 +10,8 @@ import chess
 import chess.engine
 import pytest
 
-from engine.perft import KIWIPETE
-from engine.uci import UciError, parse_go, parse_position
+from engine.board.perft import KIWIPETE
+from engine.protocol.uci import UciError, parse_go, parse_position
 from uci_client import ENGINE_COMMAND, RawUci
 
 
@@ -199,7 +199,7 @@ def fuzz_script(lines: list[str]) -> str:
 
 
 def check_no_exception_escaped(output: str, errors: str) -> None:
-    """The engine survives a bug by reporting it (engine/uci.py's `internal error`, the search
+    """The engine survives a bug by reporting it (engine/protocol/uci.py's `internal error`, the search
     thread's `search error`, a traceback on stderr): malformed input must not reach one."""
     assert "Traceback" not in output
     assert "Traceback" not in errors, errors[-2000:]

@@ -1,4 +1,4 @@
-"""The scout kernel (engine/scout.py) is the search off the principal variation. Its oracle: with
+"""The scout kernel (engine/search/scout.py) is the search off the principal variation. Its oracle: with
 every pruning rule and reduction switched off (params.without_pruning), its value is plain negamax
 over python-chess, in standard and Chess960 positions, endings included, with either evaluation.
 Its move lists are python-chess's legal moves; it reads the tablebases through the Python search;
@@ -12,19 +12,21 @@ import chess
 import numpy as np
 import pytest
 
-from engine import network, params, tt_kernels
-from engine import scout as compiled
-from engine.bench import POSITIONS
-from engine.bitmove import move_code
-from engine.movepick import OrderingTables, ordered_codes
-from engine.params import default, without_pruning
-from engine.score import MATE, PIECE_VALUE
-from engine.search import INFINITY, Search, SearchAborted
-from engine.see import see
-from engine.tablebase import Tablebases
-from engine.timeman import Limits
-from engine.tt import LOWER, UPPER, TranspositionTable
-from engine.zobrist import position_key
+from engine.evaluation import network
+
+from engine.search import params, tt_kernels
+from engine.search import scout as compiled
+from engine.protocol.bench import POSITIONS
+from engine.board.bitmove import move_code
+from engine.search.movepick import OrderingTables, ordered_codes
+from engine.search.params import default, without_pruning
+from engine.evaluation.score import MATE, PIECE_VALUE
+from engine.search.root import INFINITY, Search, SearchAborted
+from engine.board.see import see
+from engine.knowledge.tablebase import Tablebases
+from engine.search.timeman import Limits
+from engine.search.tt import LOWER, UPPER, TranspositionTable
+from engine.board.zobrist import position_key
 from paths import DATA
 
 
@@ -60,7 +62,7 @@ def chess960_positions(count: int, seed: int) -> list[chess.Board]:
     return boards
 
 
-# Endings: won against a bare king (the rule of engine/endgame.py), sides with only pawns
+# Endings: won against a bare king (the rule of engine/evaluation/endgame.py), sides with only pawns
 # (stalemate in quiescence), too little to mate, and stalemate.
 ENDINGS = [
     "8/8/8/4k3/8/8/8/KQ6 w - - 0 1",

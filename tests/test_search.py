@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import chess
 
-from engine.perft import KIWIPETE
-from engine.search import Search, fixed_depth_search
-from engine.timeman import Limits
-from engine.tt import TranspositionTable
+from engine.board.perft import KIWIPETE
+from engine.search.root import Search, fixed_depth_search
+from engine.search.timeman import Limits
+from engine.search.tt import TranspositionTable
 
 
 def test_search_is_deterministic_for_the_bench_signature():
@@ -87,7 +87,7 @@ def test_every_reported_line_is_legal_from_the_root():
 def test_a_root_move_that_fails_high_on_its_scout_gets_no_line_left_by_another_move():
     # The first root move (a3) is searched with the window and leaves its line; the second (exd5)
     # fails high on its null window, is not searched again, and must not inherit a3's line.
-    from engine.search import RootMove
+    from engine.search.root import RootMove
 
     board = chess.Board()
     for san in ("e4", "d5"):

@@ -1,11 +1,11 @@
-"""The search kernel's shape (engine/scout.py): `_search` reads step by step, each a flat block."""
+"""The search kernel's shape (engine/search/scout.py): `_search` reads step by step, each a flat block."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-SCOUT = Path(__file__).resolve().parents[1] / "engine" / "scout.py"
+SCOUT = Path(__file__).resolve().parents[1] / "engine" / "search" / "scout.py"
 
 
 def _search_kernel() -> ast.FunctionDef:

@@ -18,12 +18,12 @@ import time
 import chess
 import pytest
 
-from engine.perft import KIWIPETE
-from engine.search import Search
-from engine.search import helper_skips_depth
-from engine.smp import HelperPool
-from engine.timeman import Limits
-from engine.tt import EXACT, LOWER, TranspositionTable
+from engine.board.perft import KIWIPETE
+from engine.search.root import Search
+from engine.search.root import helper_skips_depth
+from engine.search.smp import HelperPool
+from engine.search.timeman import Limits
+from engine.search.tt import EXACT, LOWER, TranspositionTable
 from uci_client import ENGINE_COMMAND, RawUci
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
@@ -100,7 +100,7 @@ def test_an_entry_stored_in_another_process_is_probed_here_and_back():
     tt.store(key + 1, 3, LOWER, 12, chess.Move.from_uci("g1f3"))
     child = f"""
 import chess
-from engine.tt import TranspositionTable, EXACT
+from engine.search.tt import TranspositionTable, EXACT
 tt = TranspositionTable.attach({tt.shared_name!r}, {tt.entries})
 print(tt.probe({key + 1}))
 tt.store({key}, 9, EXACT, -321, chess.Move.from_uci("b7b8q"))
@@ -124,7 +124,7 @@ def test_an_illegal_move_from_the_table_is_never_searched_nor_played():
 
 
 def search_key(board: chess.Board) -> int:
-    from engine.zobrist import position_key
+    from engine.board.zobrist import position_key
 
     return position_key(board)
 
@@ -342,7 +342,7 @@ def test_go_never_waits_for_helpers_still_starting(loaded_engine):
 
 @linux_only
 def test_isready_never_waits_for_starting_helpers_past_its_limit(loaded_engine):
-    from engine.uci import READY_WAIT
+    from engine.protocol.uci import READY_WAIT
 
     engine = loaded_engine
     # Seven helpers loading numba on a small machine take seconds; Cute Chess gives up on

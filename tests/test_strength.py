@@ -10,11 +10,11 @@ from pathlib import Path
 import chess
 import pytest
 
-from engine import options as uci_options
-from engine import strength
-from engine.engine import Engine
-from engine.timeman import Limits
-from engine.score import MATE
+from engine.protocol import options as uci_options
+from engine.protocol import strength
+from engine.protocol.engine import Engine
+from engine.search.timeman import Limits
+from engine.evaluation.score import MATE
 from uci_client import RawUci
 
 ROOT = Path(__file__).resolve().parent.parent

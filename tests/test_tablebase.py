@@ -10,8 +10,8 @@ import chess
 import chess.syzygy
 import pytest
 
-from engine.score import MATE_BOUND, TB_WIN_SCORE, TB_WIN_THRESHOLD, wdl_to_score
-from engine.tablebase import RootProbe, TablebaseError, Tablebases, split_syzygy_path
+from engine.evaluation.score import MATE_BOUND, TB_WIN_SCORE, TB_WIN_THRESHOLD, wdl_to_score
+from engine.knowledge.tablebase import RootProbe, TablebaseError, Tablebases, split_syzygy_path
 from paths import DATA
 
 SYZYGY_DIR = DATA / "syzygy"

@@ -16,11 +16,11 @@ import chess.engine
 import chess.syzygy
 import pytest
 
-from engine.evaluate import EVAL_LIMIT
-from engine.score import wdl_to_score
-from engine.tablebase import Tablebases
-from engine.score import MATE, MATE_BOUND, MAX_PLY, TB_WIN_SCORE, TB_WIN_THRESHOLD
-from engine.tt import score_from_tt, score_to_tt
+from engine.evaluation.evaluate import EVAL_LIMIT
+from engine.evaluation.score import wdl_to_score
+from engine.knowledge.tablebase import Tablebases
+from engine.evaluation.score import MATE, MATE_BOUND, MAX_PLY, TB_WIN_SCORE, TB_WIN_THRESHOLD
+from engine.search.tt import score_from_tt, score_to_tt
 from tests.paths import DATA
 
 ROOT = Path(__file__).resolve().parent.parent

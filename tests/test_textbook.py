@@ -1,4 +1,4 @@
-"""Tests for engine.textbook and scripts/studies/textbook.py: the lecture's tree, matchsticks, the
+"""Tests for engine.teaching.textbook and scripts/studies/textbook.py: the lecture's tree, matchsticks, the
 property that every alpha-beta variant returns minimax's value with fewer evaluations, and
 the pictures of the searches (read back from the SVG)."""
 
@@ -15,9 +15,9 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.textbook.games import BinaryTree, ExplicitTree, Matchsticks
-from engine.textbook.recording import trace_alphabeta
-from engine.textbook.search import (UNLIMITED, alphabeta, minimax, negamax_alphabeta,
+from engine.teaching.textbook.games import BinaryTree, ExplicitTree, Matchsticks
+from engine.teaching.textbook.recording import trace_alphabeta
+from engine.teaching.textbook.search import (UNLIMITED, alphabeta, minimax, negamax_alphabeta,
                                     ordered_alphabeta, perfect_alphabeta)
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,12 +1,12 @@
-"""The clock (engine/timeman.py): the budgets of each kind of `go` and how stability scales them."""
+"""The clock (engine/search/timeman.py): the budgets of each kind of `go` and how stability scales them."""
 
 from __future__ import annotations
 
 import chess
 import pytest
 
-from engine import params
-from engine.timeman import Limits, budget, soft_scale
+from engine.search import params
+from engine.search.timeman import Limits, budget, soft_scale
 
 
 def test_time_budget_stays_well_inside_the_clock():

@@ -1,4 +1,4 @@
-"""Tests for engine/trace.py: the tree the scout kernel records is the tree it searched (its nodes
+"""Tests for engine/teaching/trace.py: the tree the scout kernel records is the tree it searched (its nodes
 the search's nodes, its root value the search's value) and names the rules that pruned it."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ from collections import Counter
 import chess
 import pytest
 
-from engine import kernel_report
-from engine.params import NEVER, default
-from engine.search import Search, fixed_depth_search
-from engine.timeman import Limits
-from engine.trace import TraceTooLarge, TracingSearch, count_nodes, trace_search, tree
-from engine.tt import TranspositionTable
+from engine.search import kernel_report
+from engine.search.params import NEVER, default
+from engine.search.root import Search, fixed_depth_search
+from engine.search.timeman import Limits
+from engine.teaching.trace import TraceTooLarge, TracingSearch, count_nodes, trace_search, tree
+from engine.search.tt import TranspositionTable
 
 IIR_DEPTH = default("IIR_DEPTH")
 
@@ -132,7 +132,7 @@ def test_marking_iir_left_the_trees_other_marks_as_they_were() -> None:
 
 
 def test_with_iir_switched_off_no_node_is_marked() -> None:
-    from engine.params import with_overrides
+    from engine.search.params import with_overrides
 
     search = TracingSearch(TranspositionTable(16), 5)
     search.parameters = with_overrides(f"IIR_DEPTH={NEVER}")

@@ -8,9 +8,9 @@ import tracemalloc
 import chess
 import pytest
 
-from engine import tt_kernels
-from engine.score import MATE
-from engine.tt import EXACT, LOWER, UPPER, TranspositionTable, score_from_tt, score_to_tt
+from engine.search import tt_kernels
+from engine.evaluation.score import MATE
+from engine.search.tt import EXACT, LOWER, UPPER, TranspositionTable, score_from_tt, score_to_tt
 
 
 # Keys that differ only in their low 32 bits share a slot (the slot scales the high 32 bits).
@@ -118,7 +118,7 @@ def test_hashfull_counts_the_current_search_only():
 
 @pytest.mark.parametrize("static", [0, 1, -1, 8191, -8191, 250])
 def test_tt_entry_keeps_the_static_score_beside_the_search_result(static):
-    # The search's own entries carry the position's static score (engine/tt_kernels.py), which a
+    # The search's own entries carry the position's static score (engine/search/tt_kernels.py), which a
     # node that finds it does not compute again.
     tt = TranspositionTable(1)
     key = 0xFEDCBA9876543210

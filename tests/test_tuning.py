@@ -10,7 +10,7 @@ import chess
 import numpy as np
 import pytest
 
-from engine import evaluate as ev
+from engine.evaluation import evaluate as ev
 from paths import STOCKFISH, needs_stockfish
 from scripts.training import labels, loop
 from scripts.training.config import TrainConfig

@@ -10,7 +10,7 @@ import chess
 import chess.engine
 import pytest
 
-from engine.perft import KIWIPETE
+from engine.board.perft import KIWIPETE
 from paths import DATA
 from uci_client import ENGINE_COMMAND, RawUci
 

@@ -17,8 +17,8 @@ def test_no_kernel_is_compiled_during_a_search_once_the_engine_is_ready() -> Non
         import sys
         import chess
         from numba.core.registry import CPUDispatcher
-        from engine.engine import Engine
-        from engine.timeman import Limits
+        from engine.protocol.engine import Engine
+        from engine.search.timeman import Limits
 
         class Silent:
             def on_info(self, info): pass
@@ -50,7 +50,7 @@ def test_no_kernel_is_compiled_during_a_search_once_the_engine_is_ready() -> Non
 
 
 def test_the_uci_layer_answers_before_numba_is_imported() -> None:
-    script = "import sys, engine.uci; print('numba' in sys.modules)"
+    script = "import sys, engine.protocol.uci; print('numba' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                             timeout=60)
     assert result.returncode == 0, result.stderr[-2000:]

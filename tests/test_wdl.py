@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from scripts.studies import fit_wdl
-from engine import wdl
-from engine.score import MATE
+from engine.evaluation import wdl
+from engine.evaluation.score import MATE
 from uci_client import RawUci
 
 SCORES = range(-1500, 1501, 7)
@@ -55,7 +55,7 @@ def test_material_counts_both_sides_and_is_clamped():
 
 
 def test_the_shipped_constants_are_a_fit_as_scripts_fit_wdl_writes_it():
-    # The block in engine/wdl.py is the one the fitter writes, with its sample counts.
+    # The block in engine/evaluation/wdl.py is the one the fitter writes, with its sample counts.
     source = Path(wdl.__file__).read_text()
     assert fit_wdl.constants_block(wdl.A, wdl.B, wdl.FIT) in source
     found = re.match(r"(\d+) positions of (\d+) games \(samples W/D/L (\d+)/(\d+)/(\d+)\)", wdl.FIT)

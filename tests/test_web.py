@@ -1,4 +1,4 @@
-"""The page's server (`brudno serve`, engine/web/) through its HTTP endpoints: a game played
+"""The page's server (`brudno serve`, engine/teaching/web/) through its HTTP endpoints: a game played
 against the real engine process, bad input refused with a message and nothing changed, each
 tab its own game, a closed stream stopping the search, the pruning panel's counts equal to
 scripts/studies/alphabeta_table.py's, and Ctrl-C leaving no process behind."""
@@ -21,9 +21,9 @@ import chess
 import pytest
 
 from scripts.studies import alphabeta_table as table
-from engine.perft import KIWIPETE
-from engine.strength import ELO_MAX, ELO_MIN
-from engine.web.server import PageServer
+from engine.board.perft import KIWIPETE
+from engine.protocol.strength import ELO_MAX, ELO_MIN
+from engine.teaching.web.server import PageServer
 
 ROOT = Path(__file__).resolve().parents[1]
 # Ten queens: about 15 million leaves at depth 4, far beyond what the page computes.
@@ -224,8 +224,8 @@ def test_a_tree_too_large_is_refused_before_it_runs(client):
 
 
 def test_the_trace_page_draws_brudnos_tree_and_says_why_when_it_cannot(client, monkeypatch):
-    from engine.trace import trace_search
-    from engine.web import kernel_tree
+    from engine.teaching.trace import trace_search
+    from engine.teaching.web import kernel_tree
 
     query = "/trace?" + urlencode({"fen": KIWIPETE, "depth": 3})
     status, page = client.request("GET", query)
@@ -240,7 +240,7 @@ def test_the_trace_page_draws_brudnos_tree_and_says_why_when_it_cannot(client, m
 
 
 def test_the_trace_page_marks_internal_iterative_reduction_beside_the_rule_that_ended_it(client):
-    from engine.trace import trace_search
+    from engine.teaching.trace import trace_search
 
     status, page = client.request("GET", "/trace?" + urlencode({"fen": KIWIPETE, "depth": 5}))
     assert status == 200, page
@@ -282,7 +282,7 @@ def test_the_techniques_endpoint_returns_the_scripts_rows_for_the_position(clien
 
 
 def test_the_techniques_endpoint_uses_the_network_by_default_as_the_script_does(client):
-    from engine.network import evaluator
+    from engine.evaluation.network import evaluator
 
     status, data = client.request("GET", "/api/techniques?" + urlencode({"depth": 2}))
     assert status == 200, data
@@ -308,7 +308,7 @@ def test_the_techniques_endpoint_refuses_bad_input_with_a_message(client, query,
 
 def test_a_techniques_table_past_its_node_budget_is_refused_and_another_waits_its_turn(
         client, monkeypatch):
-    from engine.web import techniques_table
+    from engine.teaching.web import techniques_table
 
     monkeypatch.setattr(techniques_table, "MAX_NODES", 5_000)
     status, data = client.request("GET", "/api/techniques?" + urlencode({"depth": 5}))

@@ -29,8 +29,8 @@ from typing import Any
 import chess
 import pytest
 
-from engine.strength import ELO_MAX, ELO_MIN
-from engine.web.server import PageServer
+from engine.protocol.strength import ELO_MAX, ELO_MIN
+from engine.teaching.web.server import PageServer
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (Debian: "
@@ -380,7 +380,7 @@ def test_setting_up_a_fen_promoting_chess960_flipping_and_the_pgn(page):
 
 def kiwipete_on_the_pruning_tab(browser) -> None:
     """Waits for the page, sets Kiwipete on the board and opens the pruning tab."""
-    from engine.perft import KIWIPETE
+    from engine.board.perft import KIWIPETE
 
     browser.wait_for("!!document.querySelector('#board svg') && state && state.fen && "
                      "document.getElementById('connection').textContent === 'connected'",
@@ -392,9 +392,9 @@ def kiwipete_on_the_pruning_tab(browser) -> None:
 
 
 def test_brudnos_own_tree_is_drawn_with_its_rules_folds_and_says_when_too_large(page, monkeypatch):
-    from engine.perft import KIWIPETE
-    from engine.trace import trace_search
-    from engine.web import kernel_tree
+    from engine.board.perft import KIWIPETE
+    from engine.teaching.trace import trace_search
+    from engine.teaching.web import kernel_tree
 
     server, _, browser = page
     shots = os.environ.get("BRUDNO_SCREENSHOTS")
@@ -449,9 +449,9 @@ def test_brudnos_own_tree_is_drawn_with_its_rules_folds_and_says_when_too_large(
 
 
 def test_the_techniques_table_is_drawn_for_the_position_on_the_board(page):
-    from engine.network import evaluator
-    from engine.perft import KIWIPETE
-    from engine.techniques import FULL, compare_techniques, technique_rows
+    from engine.evaluation.network import evaluator
+    from engine.board.perft import KIWIPETE
+    from engine.teaching.techniques import FULL, compare_techniques, technique_rows
 
     server, _, browser = page
     shots = os.environ.get("BRUDNO_SCREENSHOTS")

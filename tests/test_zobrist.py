@@ -7,8 +7,8 @@ import chess.polyglot
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.search import fixed_depth_search
-from engine.zobrist import key_and_check, position_key
+from engine.search.root import fixed_depth_search
+from engine.board.zobrist import key_and_check, position_key
 
 
 def test_every_piece_on_every_square_with_either_side_to_move_has_its_own_key() -> None:

@@ -3,7 +3,7 @@
     .venv/bin/python -m scripts.matches.spsa --tc 1.2+0.012 --iterations 2000 --state out/spsa.json
     .venv/bin/python -m scripts.matches.spsa --state out/spsa.json --show      # the values so far
 
-Each iteration draws a random sign for every tuned parameter (engine/params.py PARAMETERS, those
+Each iteration draws a random sign for every tuned parameter (engine/search/params.py PARAMETERS, those
 with a step), plays the engine with the values moved up by c_k steps against the engine with them
 moved down (``--games`` games from random openings, both colours), and moves every value by
 a_k * (wins - losses of the upper side) / (c_k * sign), in steps: c_k = c / k^gamma,
@@ -22,7 +22,7 @@ import random
 import sys
 from pathlib import Path
 
-from engine.params import PARAMETERS, Parameter
+from engine.search.params import PARAMETERS, Parameter
 from scripts.matches import match
 
 ROOT = Path(__file__).resolve().parents[2]

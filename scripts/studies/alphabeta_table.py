@@ -8,7 +8,7 @@
 
 The article ("Vergleich von Minimax und AlphaBeta") searches one position to four plies with
 Minimax, AlphaBeta and AlphaBeta with move ordering and counts the evaluations and cutoffs.
-This script does the same with the textbook searches of `engine.textbook`, adds alpha-beta
+This script does the same with the textbook searches of `engine.teaching.textbook`, adds alpha-beta
 with perfect ordering (Knuth and Moore's minimal tree) and, for comparison, Brudno's own
 search. Without --fen it uses Kiwipete and the start position.
 
@@ -23,7 +23,7 @@ moves it pruned. The page's counts are checked against the row's. Depth 2-3 keep
 `--techniques` prints instead what each technique of Brudno's real search saves: rows that add
 them one at a time in the textbook's order, from alpha-beta with move ordering to the full search,
 and rows that take each one out of the full search. Every row is Brudno's own search
-(engine/search.py and the kernel of engine/scout.py) with techniques switched off through the
+(engine/search/root.py and the kernel of engine/search/scout.py) with techniques switched off through the
 kernel's params slots and the Search's switches, never a second search. The plot is then of the
 rows' nodes against the depth (each depth a fresh search).
 """
@@ -41,17 +41,17 @@ from pathlib import Path
 
 import chess
 
-from engine.perft import KIWIPETE
+from engine.board.perft import KIWIPETE
 # The techniques' rows and measurement; also named here for this script's callers and tests.
-from engine.techniques import (BASE, BRANCHING_PLIES, DEFAULT_NOTE, FULL,  # noqa: F401
+from engine.teaching.techniques import (BASE, BRANCHING_PLIES, DEFAULT_NOTE, FULL,  # noqa: F401
                                TECHNIQUES, Technique, TechniqueRow, compare_techniques,
                                mean_branching, mean_branching_factor, measure_technique,
                                minimal_tree, switched_search, technique_rows)
-from engine.textbook.drawing import chess_page
-from engine.textbook.games import ChessGame
-from engine.textbook.ordering import MvvLvaKillers
-from engine.textbook.recording import SearchTrace, trace_alphabeta, trace_ordered
-from engine.textbook.search import (PerfectOrdering, SearchResult, alphabeta,
+from engine.teaching.textbook.drawing import chess_page
+from engine.teaching.textbook.games import ChessGame
+from engine.teaching.textbook.ordering import MvvLvaKillers
+from engine.teaching.textbook.recording import SearchTrace, trace_alphabeta, trace_ordered
+from engine.teaching.textbook.search import (PerfectOrdering, SearchResult, alphabeta,
                                     minimax, ordered_alphabeta)
 
 DEFAULT_POSITIONS = (("Kiwipete", KIWIPETE), ("Start position", chess.STARTING_FEN))
@@ -153,7 +153,7 @@ def brudno_measurement(board: chess.Board, depth: int) -> Measurement | None:
     Not exact: pruning and quiescence change the value, so it is left out of the check.
     """
     try:
-        from engine.search import fixed_depth_search
+        from engine.search.root import fixed_depth_search
     except ImportError as error:
         print(f"Brudno row skipped: engine.search.fixed_depth_search is not available ({error})",
               file=sys.stderr)
@@ -301,7 +301,7 @@ def write_tree(path: str, board: chess.Board, depth: int, algorithm: str,
 
 # --------------------------------------------------------------------------- --techniques
 # What each technique of Brudno's search saves, measured on the search itself: the rows and their
-# measurement are engine/techniques.py's (the page shows them too); this script prints and plots.
+# measurement are engine/teaching/techniques.py's (the page shows them too); this script prints and plots.
 
 DEFAULT_TECHNIQUES_PLOT = "out/techniques_nodes.png"
 
@@ -400,7 +400,7 @@ def plot_techniques(rows: list[TechniqueRow], path: str) -> None:
 def techniques_main(args: argparse.Namespace, positions: list[tuple[str, str]]) -> int:
     evaluate = None  # the Search's default: the classical evaluation
     if args.evaluation == "network":
-        from engine.network import evaluator
+        from engine.evaluation.network import evaluator
         evaluate = evaluator()
     depths = list(range(1, args.depth + 1)) if not args.no_plot else [args.depth]
     all_rows: list[TechniqueRow] = []
@@ -443,7 +443,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="instead: what each technique of Brudno's search saves, added one at "
                              "a time and taken out one at a time, to --depth")
     parser.add_argument("--bench", action="store_true",
-                        help="with --techniques: also the bench positions (engine/bench.py)")
+                        help="with --techniques: also the bench positions (engine/protocol/bench.py)")
     parser.add_argument("--evaluation", choices=("network", "classical"), default="network",
                         help="with --techniques: the search's evaluation (default network, as "
                              "in play and in the bench)")
@@ -456,7 +456,7 @@ def main(argv: list[str] | None = None) -> int:
         boards = ([("Position", chess.Board(args.fen))] if args.fen
                   else [(name, chess.Board(fen)) for name, fen in DEFAULT_POSITIONS])
         if args.bench:
-            from engine.bench import POSITIONS, bench_board
+            from engine.protocol.bench import POSITIONS, bench_board
             boards += [(f"Bench {i}", bench_board(entry)) for i, entry in enumerate(POSITIONS, 1)]
         return techniques_main(args, boards)
     if args.fen:

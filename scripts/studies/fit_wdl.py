@@ -1,4 +1,4 @@
-"""Fits the win/draw/loss model of engine/wdl.py to games written by scripts/matches/match.py.
+"""Fits the win/draw/loss model of engine/evaluation/wdl.py to games written by scripts/matches/match.py.
 
 Every move of those PGNs carries the mover's score as a comment (`+0.35/12 0.123s`). Each such
 score, with the material on the board before the move and how the game ended for the mover, is
@@ -6,7 +6,7 @@ one sample; the model's midpoint a(m) and spread b(m), each linear in the materi
 to maximise the likelihood of the results (win, draw or loss; the model gives all three).
 
     .venv/bin/python -m scripts.studies.fit_wdl out/wdl/selfplay.pgn          # print the fit
-    .venv/bin/python -m scripts.studies.fit_wdl out/wdl/selfplay.pgn --write  # and store it in engine/wdl.py
+    .venv/bin/python -m scripts.studies.fit_wdl out/wdl/selfplay.pgn --write  # and store it in engine/evaluation/wdl.py
 
 Games that ended by a time forfeit, an illegal move, a crash or adjudication are left out, and so
 are mate scores and scores beyond --max-score (there the model says certain anyway).
@@ -24,12 +24,12 @@ import chess
 import chess.pgn
 import numpy as np
 
-from engine import wdl
+from engine.evaluation import wdl
 
 SCORE_COMMENT = re.compile(r"^([+-]\d+\.\d+)/\d+")
 RULES_ENDINGS = {"checkmate", "stalemate", "insufficient material", "fifty-move rule",
                  "threefold repetition", "fivefold repetition", "seventy-five-move rule"}
-WDL_MODULE = Path(__file__).resolve().parents[2] / "engine" / "wdl.py"
+WDL_MODULE = Path(__file__).resolve().parents[2] / "engine" / "evaluation" / "wdl.py"
 
 
 @dataclass
@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("pgn", nargs="+", help="PGN files written by scripts/matches/match.py")
     parser.add_argument("--max-score", type=int, default=1500, help="leave out larger scores (cp)")
-    parser.add_argument("--write", action="store_true", help="store the fit in engine/wdl.py")
+    parser.add_argument("--write", action="store_true", help="store the fit in engine/evaluation/wdl.py")
     parser.add_argument("--note", default="", help="where the games come from, kept with the fit")
     args = parser.parse_args(argv)
 

@@ -21,7 +21,7 @@ import chess
 import chess.engine
 import numpy as np
 
-from engine import network as nn
+from engine.evaluation import network as nn
 from scripts.training.data import chunks
 from scripts.training.labels import fit_scale, sigmoid
 

@@ -25,7 +25,7 @@ import json
 import sys
 from pathlib import Path
 
-from engine.params import PARAMETERS
+from engine.search.params import PARAMETERS
 from scripts.matches import match
 from scripts.matches.stats import elo_estimate
 
@@ -56,7 +56,7 @@ TECHNIQUES = {
 assert all(TECHNIQUES.values())
 
 # alphabeta_table.py --techniques names its rows "full search without <name>" with the names of
-# engine/techniques.py, which are TECHNIQUES' keys: the one mapping is this prefix. Its row
+# engine/teaching/techniques.py, which are TECHNIQUES' keys: the one mapping is this prefix. Its row
 # without iterative deepening has no games here.
 WITHOUT = "full search without "
 # Under this score of the search without a technique, 100 games bound its worth from below only:

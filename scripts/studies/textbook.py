@@ -10,7 +10,7 @@ value at 0 instead of alpha, which loses a cutoff.
 
 `matchsticks` solves the game "take 1 or 2, whoever takes the last match loses".
 
-`--svg` / `--html` also draw the search (`engine.textbook.drawing`): the tree with the visit
+`--svg` / `--html` also draw the search (`engine.teaching.textbook.drawing`): the tree with the visit
 order, window and backed-up value of every visited state, the cutoffs, and what was never
 reached; with --start-at-zero both searches side by side, for matchsticks minimax and
 alpha-beta side by side.
@@ -22,12 +22,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from engine.textbook.drawing import Panel, tree_page, tree_svg
-from engine.textbook.games import (TREE_FIRST_LEAF, TREE_MAX_VALUE, TREE_MIN_VALUE,
+from engine.teaching.textbook.drawing import Panel, tree_page, tree_svg
+from engine.teaching.textbook.games import (TREE_FIRST_LEAF, TREE_MAX_VALUE, TREE_MIN_VALUE,
                                    TREE_SIZE, BinaryTree, Matchsticks)
-from engine.textbook.recording import MovePath
-from engine.textbook.recording import trace_alphabeta, trace_minimax
-from engine.textbook.search import SearchResult, alphabeta, minimax
+from engine.teaching.textbook.recording import MovePath
+from engine.teaching.textbook.recording import trace_alphabeta, trace_minimax
+from engine.teaching.textbook.search import SearchResult, alphabeta, minimax
 
 
 def tree_values() -> dict[int, int]:

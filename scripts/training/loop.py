@@ -11,7 +11,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from engine import network as nn
+from engine.evaluation import network as nn
 from scripts.training.config import TrainConfig
 from scripts.training.data.positions import ChunkStream, Positions, mirror_files
 from scripts.training.labels import targets

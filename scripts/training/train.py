@@ -1,4 +1,4 @@
-"""Trains the neural-network evaluation (engine/network.py) on labelled positions: the command line.
+"""Trains the neural-network evaluation (engine/evaluation/network.py) on labelled positions: the command line.
 
     .venv/bin/python -m scripts.training.train                 # every chunk of the data folder
     .venv/bin/python -m scripts.training.train ~/.local/share/brudno/data --epochs 4 --out /tmp/net.npz
@@ -26,7 +26,7 @@ mini-batches of the mean squared error, with hand-written gradients
 (``--final-lr``) by the last position of the last epoch; train and validation loss are printed
 per epoch and the epoch with the lowest validation loss is kept. With output buckets
 (``--output-buckets N``) each position's number of men chooses the output layer it goes through
-(engine/network.py `output_head`), and only that layer learns from it.
+(engine/evaluation/network.py `output_head`), and only that layer learns from it.
 
 The kept parameters are quantised and written to ``--out``, after a check of the integer kernel's
 loss on a sample of validation positions, which shows what quantisation costs.
@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine import network as nn
+from engine.evaluation import network as nn
 from scripts.training.config import TrainConfig
 from scripts.training.data import chunks
 from scripts.training.data.positions import (ChunkStream, build_positions, chunk_files,
@@ -104,10 +104,10 @@ def main(argv: list[str] | None = None) -> None:
                              "teacher's score (default 0: learn the teacher's scores only)")
     parser.add_argument("--king-buckets", action="store_true",
                         help=f"a first layer for each of the {nn.N_BUCKETS} king buckets of "
-                             "engine/network.py (trained factorised)")
+                             "engine/evaluation/network.py (trained factorised)")
     parser.add_argument("--output-buckets", type=int, default=1, metavar="N",
                         help="N output layers, chosen by the number of men on the board "
-                             "(engine/network.py output_head; 8: one for each 4 men)")
+                             "(engine/evaluation/network.py output_head; 8: one for each 4 men)")
     parser.add_argument("--init", type=Path, metavar="NPZ",
                         help="start from this weight file (e.g. the shipped network: its training "
                              "continues on the data given) instead of random weights; H from it")

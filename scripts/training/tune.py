@@ -1,6 +1,6 @@
 """Texel tuning: fits every weight of the classical evaluation to labelled positions.
 
-    .venv/bin/python -m scripts.training.tune data/sf4k.txt --out engine/weights/classical.npz
+    .venv/bin/python -m scripts.training.tune data/sf4k.txt --out engine/evaluation/weights/classical.npz
 
 The evaluation is linear in its weights for each game phase (scripts/training/model/classical.py),
 so tuning is a logistic regression in numpy:
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine import evaluate as ev
+from engine.evaluation import evaluate as ev
 from scripts.training.config import TrainConfig
 from scripts.training.data.text import split
 from scripts.training.labels import fit_scale, targets

@@ -15,7 +15,7 @@ them. A record is one position with its labels (little-endian, no padding):
     occupancy  uint64    bit i set when square i (a1 = 0 .. h8 = 63) holds a man
     pieces     16 bytes  one nibble a man, in ascending square order, low nibble first:
                          0..5 White pawn, knight, bishop, rook, queen, king; 6..11 Black's
-    key        uint64    engine.zobrist's key of the position (deduplication)
+    key        uint64    engine.board.zobrist's key of the position (deduplication)
     score      int16     the teacher's score in centipawns, White's point of view
     result     uint8     the game's result for White: 0 lost, 1 drawn, 2 won
     flags      uint8     bit 0 White to move; bits 1..4 castling rights K, Q, k, q; bit 5 Chess960

@@ -5,8 +5,8 @@ An entry names the move played from its position (origin | target << 6 | promoti
 promotion 0..3 knight..queen, read only when a pawn reaches the last rank; castling as
 python-chess writes it) and whether the position is kept (``KEPT``). ``move_entry`` writes one
 from a python-chess move; ``entry_move`` reads it back as the engine's move code
-(engine/movecode.py) in its position, and ``replay`` plays the moves with the search's own
-make-move (engine/bitmove.py: bitboards, castling rights, the key updated from the parent's, the
+(engine/board/movecode.py) in its position, and ``replay`` plays the moves with the search's own
+make-move (engine/board/bitmove.py: bitboards, castling rights, the key updated from the parent's, the
 en passant square when a capture there is legal), writing the fields of the kept positions'
 records. python-chess's ``push`` would take about 20 µs a ply; this takes well under one.
 """
@@ -19,11 +19,13 @@ import chess
 import numpy as np
 from numba import njit
 
-from engine import kernel_cache, movecode
-from engine.bitboards import BACK_RANK, U0, U1, lsb
-from engine.bitmove import child
-from engine.movegen import PROMOTION_RANKS, piece_kind
-from engine.zobrist import key_kernel
+from engine import kernel_cache
+
+from engine.board import movecode
+from engine.board.bitboards import BACK_RANK, U0, U1, lsb
+from engine.board.bitmove import child
+from engine.board.movegen import PROMOTION_RANKS, piece_kind
+from engine.board.zobrist import key_kernel
 
 _HERE = Path(__file__).resolve()
 

@@ -184,7 +184,7 @@ def convert(records: np.ndarray) -> chunks.Chains:
                 result.add(start, entries, scores)
         back = chunks.decode(*result.arrays())
         if back.tobytes() != records.tobytes():
-            raise ValueError("records that no chain gives back (a key that is not engine.zobrist's?)")
+            raise ValueError("records that no chain gives back (a key that is not engine.board.zobrist's?)")
     return result
 
 

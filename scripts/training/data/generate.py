@@ -250,7 +250,7 @@ def worker(index: int, args: argparse.Namespace, seed: str, out: mp.Queue, stop:
     _die_with_parent()
     # At a stop, games still in the pipe are dropped rather than waited for.
     out.cancel_join_thread()
-    from engine.zobrist import key_and_check
+    from engine.board.zobrist import key_and_check
 
     openings = load_openings(args.openings)
     options = {"Threads": "1", "Hash": str(args.hash)}

@@ -33,7 +33,7 @@ import chess
 import chess.pgn
 import numpy as np
 
-from engine.zobrist import position_key
+from engine.board.zobrist import position_key
 from scripts.training.data import chunks, codec
 
 SCORE = re.compile(r"([+-]?)(M?)(\d+(?:\.\d+)?)/(\d+)")

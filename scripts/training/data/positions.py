@@ -17,7 +17,7 @@ from typing import Iterator
 import chess
 import numpy as np
 
-from engine import network as nn
+from engine.evaluation import network as nn
 from scripts.training.data import chunks
 from scripts.training.data.text import cache_path, read_samples
 

@@ -1,5 +1,5 @@
 """The classical evaluation's training side: each position as its coefficient vector
-(engine/evaluate.py), the evaluation linear in the weights for each game phase, its loss and
+(engine/evaluation/evaluate.py), the evaluation linear in the weights for each game phase, its loss and
 gradient.
 
 With a position's coefficient vector x and phase p (0..1), its score for White is
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine import evaluate as ev
+from engine.evaluation import evaluate as ev
 from scripts.training.data.text import cache_path, read_samples
 from scripts.training.labels import sigmoid
 

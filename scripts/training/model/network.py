@@ -14,7 +14,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from engine import network as nn
+from engine.evaluation import network as nn
 from scripts.training.data.positions import PAD, Positions, board_of
 from scripts.training.labels import sigmoid
 
@@ -101,7 +101,7 @@ def _heads_of(men, heads):  # pragma: no cover - compiled
 
 def output_heads(us: np.ndarray, heads: int) -> np.ndarray:
     """The output head of each position of the index lists ``us`` (its men are the entries of
-    the first MAX_ACTIVE slots that are not PAD, factorised or not), by engine/network.py's rule."""
+    the first MAX_ACTIVE slots that are not PAD, factorised or not), by engine/evaluation/network.py's rule."""
     return _heads_of((us[:, :nn.MAX_ACTIVE] != PAD).sum(axis=1).astype(np.int64), heads)
 
 

@@ -1,0 +1,359 @@
+"""Move ordering: the staged move walk and the killer/history tables that feed it.
+
+Generating moves costs more than playing them, so moves come in stages and a node that cuts off
+early never pays for the rest:
+
+1. the hash move (from the transposition table), checked for legality first;
+2. captures and promotions: queen promotions first, then captures by most valuable victim and,
+   for the same victim, least valuable attacker (MVV-LVA), then under-promotions; captures that
+   lose material by static exchange (SEE) wait until stage 5;
+3. the two killer moves of this ply (quiet moves that cut off at a sibling node);
+4. the remaining quiet moves, by history score (how often the move cut off anywhere in the tree),
+   read when the walk reaches them;
+5. the losing captures, in MVV-LVA order.
+
+The walk is written once, as numba functions over python-chess's bitboards (`_first_moves`,
+`_next_stage`, `_next_move`; the move lists come from engine/board/movegen.py): the scout kernel
+(engine/search/scout.py) calls them at every node it searches, and `ordered_moves` at the root, turning
+their codes into python-chess moves. They list into arrays their caller gives (the node's row of the
+kernel's move lists), so that no node allocates one.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import chess
+import numpy as np
+from numba import boolean, int64, njit, uint64
+
+from engine.board import movecode
+from engine.board.bitboards import (PIECE_VALUES, SEVENTH_RANK, SQUARE_BB, compile_kernel, lsb,
+                              stack_buffer)
+from engine.board.bitmove import move_code
+from engine.board.movegen import (MAX_CAPTURES, MAX_PROMOTIONS, MAX_QUIETS, _kind, _legal_kernel_impl,
+                            captures_into, castles_into, castling_kernel, evasions_into,
+                            promotions_into, quiets_into)
+from engine.board.see import _see_kernel
+from engine.search.tt_kernels import MOVES, encode_move
+
+
+
+HISTORY_MAX = 1 << 14
+# Room for a stage of the walk: the first moves (the hash move, promotions, captures) or the quiet
+# moves; or quiescence's moves (queen promotions, captures, quiet checks).
+WALK_MOVES = MAX_PROMOTIONS // 4 + MAX_CAPTURES + MAX_QUIETS
+
+
+class OrderingTables:
+    """Killer moves per ply and a butterfly history table per colour, shared by one search.
+
+    Both are numpy arrays, so that the scout kernel (engine/search/scout.py) orders its moves
+    by them and records its own cut-offs in them: the killers as move codes (as in the
+    transposition table, -1 for none) by ply, the history per colour by butterfly index
+    (engine/board/movecode.py).
+    """
+
+    def __init__(self, max_ply: int = 128) -> None:
+        self.max_ply = max_ply
+        self.clear()
+
+    def clear(self) -> None:
+        self.killers = np.full((self.max_ply + 2, 2), -1, dtype=np.int64)
+        self.history = [np.zeros(4096, dtype=np.int64) for _ in chess.COLORS]
+
+    def age(self) -> None:
+        """Halves history between searches so that old successes fade but still count."""
+        for table in self.history:
+            table >>= 1
+        self.killers.fill(-1)
+
+    def record_killer(self, move: chess.Move, ply: int) -> None:
+        code = encode_move(move)
+        killers = self.killers[ply]
+        if killers[0] != code:
+            killers[1] = killers[0]
+            killers[0] = code
+
+
+def ordered_moves(board: chess.Board, hash_move: chess.Move | None, tables: OrderingTables,
+                  ply: int, in_check: bool | None = None) -> Iterator[chess.Move]:
+    """Yields every legal move of ``board`` once, in the staged order described above: the
+    kernel's walk, with the killers of ``ply`` and the side's history as they are when it
+    reaches them."""
+    for _, move in ordered_codes(board, hash_move, tables, ply, in_check):
+        yield move
+
+
+def ordered_codes(board: chess.Board, hash_move: chess.Move | None, tables: OrderingTables,
+                  ply: int, in_check: bool | None = None) -> Iterator[tuple[int, chess.Move]]:
+    """`ordered_moves` with each move's kernel code (engine/board/bitmove.py) before it."""
+    for codes in ordered_stages(board, hash_move, tables, ply, in_check):
+        for code in codes.tolist():
+            yield code, code_move(code)
+
+
+def code_move(code: int) -> chess.Move:
+    """The python-chess move of a kernel move code."""
+    return MOVES[movecode.table_move.py_func(code)]
+
+
+def ordered_stages(board: chess.Board, hash_move: chess.Move | None, tables: OrderingTables,
+                   ply: int, in_check: bool | None = None) -> Iterator[np.ndarray]:
+    """The kernel codes of `ordered_codes`, a stage of the walk at a time (each computed when
+    the one before has been searched: the quiet moves by the history as it is then)."""
+    us = board.turn
+    if not board.kings & board.occupied_co[us]:
+        # No king: a position set up by hand, not chess.
+        yield np.array([move_code(board, move) for move in board.generate_legal_moves()],
+                       dtype=np.int64)
+        return
+    if in_check is None:
+        in_check = board.is_check()
+    ep_square = board.ep_square
+    if ep_square is None or chess.square_rank(ep_square) != (5 if us else 2):
+        ep_square = -1
+    u = np.uint64
+    position = (u(board.pawns), u(board.knights), u(board.bishops), u(board.rooks),
+                u(board.queens), u(board.kings), u(board.occupied_co[us]), us,
+                u(board.castling_rights), board.chess960, ep_square, in_check)
+    walk, losing = np.empty(WALK_MOVES, dtype=np.int64), np.empty(MAX_CAPTURES, dtype=np.int64)
+    moves, losing, skip = _first_moves(walk, losing, *position, encode_move(hash_move))
+    done = np.full(2, -1, dtype=np.int64)
+    for stage in range(4):
+        if stage:
+            killer_a, killer_b = tables.killers[ply].tolist()
+            moves, done = _next_stage(walk, stage - 1, losing, *position, skip, done, killer_a,
+                                      killer_b, tables.history[us])
+        yield moves.copy()  # the next stage is listed in the same array
+
+
+# ---------------------------------------------------------------------- the history kernels
+
+@njit(cache=True, nogil=True)
+def _by_history_into(out, indices, history, skip_a, skip_b, skip_c):
+    """``indices`` (butterfly indices) without the three skipped ones, by falling history score,
+    written into ``out``; moves of equal score keep their order (a stable insertion sort: the
+    lists are short). Returns how many."""
+    n = 0
+    for index in indices:
+        if index == skip_a or index == skip_b or index == skip_c:
+            continue
+        value = history[index]
+        j = n - 1
+        while j >= 0 and history[out[j]] < value:
+            out[j + 1] = out[j]
+            j -= 1
+        out[j + 1] = index
+        n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _reward_impl(history, index, depth, tried):
+    """A quiet move ``index`` cut off at ``depth``: raise its history and lower that of the quiet
+    moves ``tried`` before it. The gravity formula keeps values within +-HISTORY_MAX without
+    periodic rescaling."""
+    bonus = min(depth * depth, 400)
+    history[index] += bonus - history[index] * bonus // HISTORY_MAX
+    for other in tried:
+        history[other] -= bonus + history[other] * bonus // HISTORY_MAX
+
+
+# ---------------------------------------------------------------------- the walk
+# Each move a code of engine/board/movecode.py.
+
+@njit(cache=True, nogil=True)
+def _is_legal(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, castling,
+              chess960, origin, target):
+    """Whether the table move or killer ``origin`` -> ``target`` (no promotion, no en passant) is
+    legal here; a king's two-square step, or a king taking its own rook (Chess960), is castling."""
+    if SQUARE_BB[origin] & kings and (target - origin == 2 or origin - target == 2
+                                      or SQUARE_BB[target] & rooks & ours):
+        for code in castling_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
+                                    white_to_move, castling, chess960):
+            if code == movecode.butterfly_index(origin, target):
+                return True
+        return False
+    return _legal_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
+                              origin, target)
+
+
+@njit(cache=True, nogil=True)
+def _first_moves(out, losing, pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
+                 castling, chess960, ep_square, in_check, hash_code):
+    """The walk's first stages (1 and 2 above): the hash move, then the captures and promotions
+    but those that lose material, which come apart (stage 5), as move codes (victim 0: a quiet
+    move), written into ``out`` (WALK_MOVES long) and ``losing`` (MAX_CAPTURES long) and returned
+    as their filled parts. Also the hash move's table code (-1 if it is not legal here)."""
+    occupied = pawns | knights | bishops | rooks | queens | kings
+    theirs = occupied & ~ours
+    white = ours if white_to_move else theirs
+    n = 0
+    skip = -1
+    captures = stack_buffer(MAX_QUIETS)  # (room for the evasions, in check)
+    if in_check:
+        captures = captures[:evasions_into(captures, pawns, knights, bishops, rooks, queens, kings,
+                                           ours, white_to_move, ep_square, False)]
+        promotions = captures[:0]
+    else:
+        promoting = pawns & ours & SEVENTH_RANK[1 if white_to_move else 0]
+        promotions = stack_buffer(MAX_PROMOTIONS)
+        promotions = promotions[:promotions_into(promotions, pawns, knights, bishops, rooks,
+                                                 queens, kings, ours, white_to_move, promoting)]
+        captures = captures[:captures_into(captures, pawns, knights, bishops, rooks, queens, kings,
+                                           ours, theirs, white_to_move, ep_square, promoting)]
+    if hash_code > 0:
+        origin = movecode.origin(hash_code)
+        target = movecode.target(hash_code)
+        from_bb = SQUARE_BB[origin]
+        promotes = movecode.table_promotion(hash_code)
+        if promotes or (from_bb & pawns and target == ep_square):
+            # A promotion or an en passant capture: legal if it is one of the moves listed.
+            for code in promotions if promotes and not in_check else captures:
+                if movecode.table_move(code) == hash_code:
+                    out[n] = code
+                    n += 1
+                    skip = hash_code
+        elif _is_legal(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, castling,
+                       chess960, origin, target):
+            victim = SQUARE_BB[target] & theirs
+            out[n] = movecode.make(
+                origin, target, _kind(victim, pawns, knights, bishops, rooks, queens) if victim else 0,
+                _kind(from_bb, pawns, knights, bishops, rooks, queens), 0)
+            n += 1
+            skip = hash_code
+    for code in promotions:
+        if movecode.promotion(code) == 5 and movecode.table_move(code) != skip:  # queen promotions first
+            out[n] = code
+            n += 1
+    n_losing = 0
+    for code in captures:
+        if movecode.table_move(code) == skip:
+            continue
+        if (PIECE_VALUES[movecode.mover(code)] > PIECE_VALUES[movecode.victim(code)]
+                and movecode.promotion(code) == 0
+                and _see_kernel(pawns, knights, bishops, rooks, queens, kings, white,
+                                movecode.origin(code), movecode.target(code), white_to_move) < 0):
+            losing[n_losing] = code
+            n_losing += 1
+        else:
+            out[n] = code
+            n += 1
+    for code in promotions:
+        if movecode.promotion(code) != 5 and movecode.table_move(code) != skip:  # then the under-promotions
+            out[n] = code
+            n += 1
+    return out[:n], losing[:n_losing], skip
+
+
+@njit(cache=True, nogil=True)
+def _killer_moves(out, done, pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
+                  castling, chess960, ep_square, skip, killer_a, killer_b):
+    """Stage 3 of the walk: the killers that are legal quiet moves here (not the hash move
+    ``skip``), written into ``out``, and the history indices of those two, into ``done``."""
+    occupied = pawns | knights | bishops | rooks | queens | kings
+    theirs = occupied & ~ours
+    n = 0
+    for i in range(2):
+        killer = killer_a if i == 0 else killer_b
+        if killer < 0 or killer == skip or (i == 1 and killer == killer_a):
+            continue
+        origin = movecode.origin(killer)
+        target = movecode.target(killer)
+        from_bb = SQUARE_BB[origin]
+        if movecode.table_promotion(killer) or SQUARE_BB[target] & theirs or (target == ep_square and from_bb & pawns):
+            continue  # not quiet here
+        if not _is_legal(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
+                         castling, chess960, origin, target):
+            continue
+        out[n] = movecode.make(origin, target, 0, _kind(from_bb, pawns, knights, bishops, rooks,
+                                                        queens), 0)
+        n += 1
+        done[i] = movecode.butterfly_index(origin, target)
+    return out[:n]
+
+
+@njit(cache=True, nogil=True)
+def _quiet_moves(out, pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, castling,
+                 chess960, ep_square, in_check, skip, done, history):
+    """Stage 4 of the walk: the other quiet moves, by their history when the search reaches
+    them (it may have changed while the moves before were searched), written into ``out``."""
+    quiets = stack_buffer(MAX_QUIETS)
+    if in_check:
+        n = evasions_into(quiets, pawns, knights, bishops, rooks, queens, kings, ours,
+                          white_to_move, ep_square, True)
+    else:
+        n, piece_moves = quiets_into(quiets, pawns, knights, bishops, rooks, queens, kings, ours,
+                                     white_to_move, lsb(kings & ours))
+        if castling & ours:  # castling comes after the piece moves, as python-chess lists it
+            castles = stack_buffer(2)
+            n_castles = castles_into(castles, pawns, knights, bishops, rooks, queens, kings, ours,
+                                     white_to_move, castling, chess960)
+            for i in range(n - 1, piece_moves - 1, -1):
+                quiets[i + n_castles] = quiets[i]
+            quiets[piece_moves:piece_moves + n_castles] = castles[:n_castles]
+            n += n_castles
+    quiets = quiets[:n]
+    skipped = movecode.butterfly(skip) if 0 <= skip < 4096 else -1  # (not a promotion)
+    n = _by_history_into(out, quiets, history, skipped, done[0], done[1])
+    for i in range(n):
+        mover = _kind(SQUARE_BB[movecode.origin(out[i])], pawns, knights, bishops, rooks, queens)
+        out[i] = movecode.from_butterfly(out[i], mover)
+    return out[:n]
+
+
+@njit(cache=True, nogil=True)
+def _record_cutoff(move, ply, depth, history, tried, killers):
+    """A quiet ``move`` (a table code) cut off: it becomes the ply's first killer, its history
+    rises and that of the quiet moves ``tried`` before it falls."""
+    _reward_impl(history, movecode.butterfly(move), depth, tried)
+    if killers[ply, 0] != move:
+        killers[ply, 1] = killers[ply, 0]
+        killers[ply, 0] = move
+
+
+@njit(cache=True, nogil=True)
+def _next_stage(walk, stage, losing, pawns, knights, bishops, rooks, queens, kings, ours,
+                white_to_move, castling, chess960, ep_square, in_check, skip, done, killer_a,
+                killer_b, history):
+    """The moves of the walk's stage after ``stage`` (0: the killers, 1: the other quiet moves by
+    their history as it is now, 2: the losing captures), listed in ``walk`` over the stage before,
+    and the killers searched (as history indices, listed at stage 0 and skipped at stage 1)."""
+    if stage == 0:
+        return _killer_moves(walk, done, pawns, knights, bishops, rooks, queens, kings, ours,
+                             white_to_move, castling, chess960, ep_square, skip, killer_a,
+                             killer_b), done
+    if stage == 1:
+        return _quiet_moves(walk, pawns, knights, bishops, rooks, queens, kings, ours,
+                            white_to_move, castling, chess960, ep_square, in_check, skip, done,
+                            history), done
+    return losing, done
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _next_move(walk, moves, i, stage, done, losing, pawns, knights, bishops, rooks, queens, kings, ours,
+               white_to_move, castling, chess960, ep_square, in_check, skip, killer_a, killer_b,
+               history):
+    """The walk's next move (-1 when none is left) and its state after it: the moves of the
+    current stage, the index in them, the stage (0: the first moves, 1: the killers, 2: the other
+    quiet moves, 3: the losing captures) and the killers searched."""
+    while i == moves.shape[0]:
+        if stage == 3:
+            return -1, moves, i, stage, done
+        moves, done = _next_stage(walk, stage, losing, pawns, knights, bishops, rooks, queens,
+                                  kings, ours, white_to_move, castling, chess960, ep_square,
+                                  in_check, skip, done, killer_a, killer_b, history)
+        stage += 1
+        i = 0
+    return moves[i], moves, i + 1, stage, done
+
+
+# Compiled at import, for `ordered_moves`, with the types the scout kernel calls them with: the
+# position (six piece bitboards, the side to move's men, White to move, the castling rights,
+# Chess960, the en passant square or -1, in check).
+_POSITION = (uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean, uint64, boolean,
+             int64, boolean)
+_first_moves = compile_kernel(_first_moves, (int64[::1], int64[::1], *_POSITION, int64))
+_next_stage = compile_kernel(_next_stage, (int64[::1], int64, int64[::1], *_POSITION, int64,
+                                           int64[::1], int64, int64, int64[::1]))
