@@ -74,7 +74,7 @@ def main() -> None:
         score = ev.evaluate(board)
         numba_us = per_call_us(lambda: ev.evaluate(board), COMPILED_REPS)
         with interpreted():
-            kernel = ev._evaluate_kernel
+            kernel = ev.evaluate_kernel
             assert kernel(*ev.board_arguments(board)) == score
             python_us = per_call_us(lambda: kernel(*ev.board_arguments(board)),
                                     INTERPRETED_REPS)
@@ -97,7 +97,7 @@ def main() -> None:
 
     # The fixed cost of entering numba at all, for comparison.
     args = (0, 0, 0, 0, 0, 0, 0, 0, True, ev.WEIGHTS)
-    empty_us = per_call_us(lambda: ev._evaluate_kernel(*args), COMPILED_REPS)
+    empty_us = per_call_us(lambda: ev.evaluate_kernel(*args), COMPILED_REPS)
     print()
     print(f"kernel on an empty board (call overhead + fixed work): {empty_us:.2f} us")
 

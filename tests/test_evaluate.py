@@ -131,7 +131,7 @@ def test_extreme_material_stays_within_bounds():
 
 def test_interpreted_kernel_agrees_with_compiled_kernel():
     for board in random_game(7, 60)[::10] + [chess.Board(KIWIPETE)]:
-        assert ev._evaluate_kernel.py_func(*ev.board_arguments(board)) == evaluate(board)
+        assert ev.evaluate_kernel.py_func(*ev.board_arguments(board)) == evaluate(board)
 
 
 def test_report_names_every_term_and_matches_evaluate():
@@ -180,9 +180,9 @@ def test_the_kernel_takes_its_weights_as_an_argument():
     board = chess.Board(KIWIPETE)
     doubled = np.ascontiguousarray(ev.WEIGHTS * 2)
     args = ev.board_arguments(board)[:-1]
-    white = ev._evaluate_kernel(*args, ev.WEIGHTS)
+    white = ev.evaluate_kernel(*args, ev.WEIGHTS)
     # Doubling every weight doubles the midgame and endgame sums (up to the taper's rounding).
-    assert abs(ev._evaluate_kernel(*args, doubled) - 2 * white) <= 1
+    assert abs(ev.evaluate_kernel(*args, doubled) - 2 * white) <= 1
 
 
 def test_the_weight_file_round_trips_and_refuses_another_layout(tmp_path):

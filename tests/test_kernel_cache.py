@@ -2,8 +2,7 @@
 
 from pathlib import Path
 
-from engine.kernel_cache import (PACKAGE, STAMP, clear_stale_kernels, module_folders,
-                                 source_digest)
+from engine.kernel_cache import (PACKAGE, STAMP, clear_stale_kernels, module_folders, source_digest)
 
 
 def _package(tmp_path: Path) -> Path:

@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.board.bitmove import is_quiet_code, move_code
-from engine.search.movepick import OrderingTables, ordered_moves
+from engine.search.history import OrderingTables
+from engine.search.movepick import ordered_moves
 
 from staged_order import staged_order
 

@@ -10,7 +10,8 @@ import numpy as np
 
 from engine.protocol.bench import POSITIONS
 from engine.board.movegen import castling_kernel, promotion_kernel, quiet_checks
-from engine.search.movepick import OrderingTables, ordered_moves
+from engine.search.history import OrderingTables
+from engine.search.movepick import ordered_moves
 
 from staged_order import staged_order
 

@@ -1,17 +1,29 @@
-"""The search kernel's shape (engine/search/scout.py): `_search` reads step by step, each a flat block."""
+"""The search kernel's shape (engine/search/scout.py): `_search` and `_quiescence` read step by step,
+each a flat block, and its helpers take records, not fields."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 SCOUT = Path(__file__).resolve().parents[1] / "engine" / "search" / "scout.py"
 
 
-def _search_kernel() -> ast.FunctionDef:
+def _functions() -> list[ast.FunctionDef]:
     tree = ast.parse(SCOUT.read_text(encoding="utf-8"))
-    return next(node for node in tree.body
-                if isinstance(node, ast.FunctionDef) and node.name == "_search")
+    return [node for node in tree.body if isinstance(node, ast.FunctionDef)]
+
+
+def _function(name: str) -> ast.FunctionDef:
+    return next(node for node in _functions() if node.name == name)
+
+
+def _steps(function: ast.FunctionDef) -> list[str]:
+    """The step numbers named by the comments inside ``function`` (`# Step 5.`, `# Step Q4a.`)."""
+    lines = SCOUT.read_text(encoding="utf-8").splitlines()[function.lineno - 1:function.end_lineno]
+    return [match.group(1) for line in lines
+            for match in [re.search(r"# Steps? (Q?\d+)", line)] if match]
 
 
 def _is_elif(block: list[ast.stmt], parent: ast.If) -> bool:
@@ -43,6 +55,21 @@ def test_nesting_measure_counts_blocks_inside_blocks():
     assert _deepest(function.body, 0) == 3
 
 
-def test_search_kernel_nests_no_deeper_than_four_levels():
+def test_search_and_quiescence_nest_no_deeper_than_four_levels():
     # The function's body is level 0, a block inside a block of level 0 is level 1, and so on.
-    assert _deepest(_search_kernel().body, 0) <= 4
+    assert _deepest(_function("_search").body, 0) <= 4
+    assert _deepest(_function("_quiescence").body, 0) <= 4
+
+
+def test_quiescence_is_its_own_function_and_holds_every_quiescence_step():
+    tree_steps = _steps(_function("_search"))
+    quiescence_steps = _steps(_function("_quiescence"))
+    assert not [step for step in tree_steps if step.startswith("Q")]
+    assert [int(step) for step in tree_steps if step.isdigit()][:2] == [1, 2]
+    assert {f"Q{i}" for i in range(1, 7)} <= set(quiescence_steps)
+    assert all(step.startswith("Q") for step in quiescence_steps)
+
+
+def test_no_function_of_the_kernel_takes_more_than_eight_arguments():
+    for function in _functions():
+        assert len(function.args.args) <= 8, function.name

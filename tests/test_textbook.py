@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from engine.teaching.textbook.games import BinaryTree, ExplicitTree, Matchsticks
 from engine.teaching.textbook.recording import trace_alphabeta
 from engine.teaching.textbook.search import (UNLIMITED, alphabeta, minimax, negamax_alphabeta,
-                                    ordered_alphabeta, perfect_alphabeta)
+                                             ordered_alphabeta, perfect_alphabeta)
 
 ROOT = Path(__file__).resolve().parents[1]
 

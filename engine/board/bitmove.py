@@ -16,7 +16,7 @@ from numba import boolean, int64, njit
 from engine.board import movecode
 from engine.board.bitboards import BACK_RANK, SQUARE_BB, U0, compile_kernel, stack_buffer
 from engine.board.movegen import MAX_CAPTURES, captures_into, evasion_kernel
-from engine.board.zobrist import _EN_PASSANT, RANDOM, _in_check, _key_after_move
+from engine.board.zobrist import EN_PASSANT_KEYS, RANDOM, is_in_check, key_after_move
 
 
 def move_code(board: chess.Board, move: chess.Move) -> int:
@@ -123,10 +123,10 @@ def child(code, pawns, knights, bishops, rooks, queens, kings, white, castling, 
         code, pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move)
     origin = movecode.origin(code)
     target = movecode.target(code)
-    child_key = _key_after_move(key, ep_square & 7 if ep_square >= 0 else -1,
+    child_key = key_after_move(key, ep_square & 7 if ep_square >= 0 else -1,
                                 (pawns, knights, bishops, rooks, queens, kings), white, castling,
                                 (p, n, b, r, q, k), child_white, child_castling)
-    in_check = _in_check(p, n, b, r, q, k, child_white, not white_to_move)
+    in_check = is_in_check(p, n, b, r, q, k, child_white, not white_to_move)
     child_ep = -1
     mover = movecode.mover(code)
     if mover == 1 and (target - origin == 16 or origin - target == 16):
@@ -144,7 +144,7 @@ def child(code, pawns, knights, bishops, rooks, queens, kings, white, castling, 
                                   not white_to_move, square, U0) > 0
         if legal:
             child_ep = square
-            child_key ^= RANDOM[_EN_PASSANT + (square & 7)]
+            child_key ^= RANDOM[EN_PASSANT_KEYS + (square & 7)]
     child_halfmove = 0 if mover == 1 or movecode.victim(code) else halfmove + 1
     return (p, n, b, r, q, k, child_white, child_castling, child_key, in_check, child_ep,
             child_halfmove)

@@ -15,10 +15,10 @@ from numba import boolean, int64, njit, uint64
 from numba.types import Tuple
 
 from engine.board import movecode
-from engine.board.bitboards import (BACK_RANK, BETWEEN, KING_ATTACKS, KNIGHT_ATTACKS, LINE, PAWN_ATTACKS,
-                              PIECE_VALUES, RANK_3, RANK_6, S8, SEVENTH_RANK, SQUARE_BB, U0, U1,
-                              attacked_by, bishop_attacks, compile_kernel, lsb, msb,
-                              pinned_pieces, rook_attacks, stack_buffer)
+from engine.board.bitboards import (BACK_RANK, BETWEEN, KING_ATTACKS, KNIGHT_ATTACKS, LINE,
+                                    PAWN_ATTACKS, PIECE_VALUES, RANK_3, RANK_6, S8, SEVENTH_RANK,
+                                    SQUARE_BB, U0, U1, attacked_by, bishop_attacks, compile_kernel,
+                                    lsb, msb, pinned_pieces, rook_attacks, stack_buffer)
 
 PROMOTION_RANKS = np.uint64(chess.BB_RANK_1 | chess.BB_RANK_8)  # where a pawn promotes
 _CORNERS = np.uint64(chess.BB_CORNERS)
@@ -46,7 +46,7 @@ def _attacks(square, bit, occupied, knights, bishops, rooks, queens):
 
 
 @njit(cache=True, nogil=True)
-def _kind(bit, pawns, knights, bishops, rooks, queens):
+def piece_kind(bit, pawns, knights, bishops, rooks, queens):
     """The type (1 pawn ... 6 king) of the piece on the square ``bit``."""
     if bit & pawns:
         return 1
@@ -59,9 +59,6 @@ def _kind(bit, pawns, knights, bishops, rooks, queens):
     if bit & queens:
         return 5
     return 6
-
-
-piece_kind = _kind  # its public name, for code outside the engine that reads moves off bitboards
 
 
 @njit(cache=True, nogil=True)
@@ -119,7 +116,7 @@ def evasions_into(out, pawns, knights, bishops, rooks, queens, kings, ours, whit
         if not attacked_by(target, occupied, pawns, knights, bishops, rooks, queens, kings, theirs,
                            white):
             out[n] = (movecode.butterfly_index(king, target) if quiet else movecode.make(
-                king, target, _kind(SQUARE_BB[target], pawns, knights, bishops, rooks, queens), 6,
+                king, target, piece_kind(SQUARE_BB[target], pawns, knights, bishops, rooks, queens), 6,
                 0))
             n += 1
 
@@ -140,9 +137,9 @@ def evasions_into(out, pawns, knights, bishops, rooks, queens, kings, ours, whit
                          queens, kings, ours, white):
                     out[n] = (movecode.butterfly_index(origin, target) if quiet else
                               movecode.make(origin, target,
-                                            _kind(SQUARE_BB[target], pawns, knights, bishops,
+                                            piece_kind(SQUARE_BB[target], pawns, knights, bishops,
                                                   rooks, queens),
-                                            _kind(bit, pawns, knights, bishops, rooks, queens), 0))
+                                            piece_kind(bit, pawns, knights, bishops, rooks, queens), 0))
                     n += 1
         our_pawns = pawns & ours
         if not quiet:
@@ -157,7 +154,7 @@ def evasions_into(out, pawns, knights, bishops, rooks, queens, kings, ours, whit
                     if not _safe(origin, target, SQUARE_BB[target], pawns, knights, bishops, rooks,
                                  queens, kings, ours, white):
                         continue
-                    victim = _kind(SQUARE_BB[target], pawns, knights, bishops, rooks, queens)
+                    victim = piece_kind(SQUARE_BB[target], pawns, knights, bishops, rooks, queens)
                     if SQUARE_BB[target] & PROMOTION_RANKS:
                         for promotion in _PROMOTIONS:
                             out[n] = movecode.make(origin, target, victim, 1, promotion)
@@ -455,7 +452,7 @@ def quiet_checks_into(out, pawns, knights, bishops, rooks, queens, kings, ours, 
         target = movecode.target(code)
         from_bb = SQUARE_BB[origin]
         to_bb = SQUARE_BB[target]
-        kind = _kind(from_bb, pawns, knights, bishops, rooks, queens)
+        kind = piece_kind(from_bb, pawns, knights, bishops, rooks, queens)
         direct = ((kind == 1 and to_bb & pawn_checks) or (kind == 2 and to_bb & knight_checks)
                   or ((kind == 3 or kind == 5) and to_bb & bishop_checks)
                   or ((kind == 4 or kind == 5) and to_bb & rook_checks))
@@ -506,7 +503,7 @@ def promotions_into(out, pawns, knights, bishops, rooks, queens, kings, ours, wh
                 targets ^= SQUARE_BB[target]
                 if SQUARE_BB[origin] & pinned and not LINE[origin, target] & king_bb:
                     continue
-                victim = 0 if push else _kind(SQUARE_BB[target], pawns, knights, bishops, rooks,
+                victim = 0 if push else piece_kind(SQUARE_BB[target], pawns, knights, bishops, rooks,
                                               queens)
                 for promotion in _PROMOTIONS:
                     out[n] = movecode.make(origin, target, victim, 1, promotion)
@@ -592,7 +589,7 @@ _LEGAL_SIGNATURE = boolean(uint64, uint64, uint64, uint64, uint64, uint64, uint6
 
 
 @njit(cache=True, nogil=True)
-def _legal_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, white, origin, target):
+def legal_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white, origin, target):
     """Whether ``origin`` -> ``target`` is a legal move that is neither castling, en passant nor
     a promotion (a pawn reaching the last rank without promoting is not legal)."""
     occupied = pawns | knights | bishops | rooks | queens | kings
@@ -634,4 +631,4 @@ def _legal_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, whit
                            queens, kings, theirs & ~to_bb, white)
 
 
-_legal_kernel = compile_kernel(_legal_kernel_impl, _LEGAL_SIGNATURE)
+legal_kernel = compile_kernel(legal_kernel, _LEGAL_SIGNATURE)

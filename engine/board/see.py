@@ -12,8 +12,8 @@ import chess
 import numpy as np
 from numba import boolean, int64, njit, uint64
 
-from engine.board.bitboards import (KING_ATTACKS, KNIGHT_ATTACKS, PAWN_ATTACKS, PIECE_VALUES, U0, U1,
-                              bishop_attacks, compile_kernel, rook_attacks, stack_buffer)
+from engine.board.bitboards import (KING_ATTACKS, KNIGHT_ATTACKS, PAWN_ATTACKS, PIECE_VALUES, U0,
+                                    U1, bishop_attacks, compile_kernel, rook_attacks, stack_buffer)
 
 
 _SIGNATURE = int64(uint64, uint64, uint64, uint64, uint64, uint64, uint64, int64, int64, boolean)
@@ -30,7 +30,7 @@ def _attackers_to(square, occupied, pawns, knights, bishops, rooks, queens, king
 
 
 @njit(cache=True, nogil=True)
-def _see_kernel(pawns, knights, bishops, rooks, queens, kings, white, origin, target, white_moves):
+def see_kernel(pawns, knights, bishops, rooks, queens, kings, white, origin, target, white_moves):
     occupied = pawns | knights | bishops | rooks | queens | kings
     boards = (pawns, knights, bishops, rooks, queens, kings)
     target_bb = U1 << np.uint64(target)
@@ -79,7 +79,7 @@ def _see_kernel(pawns, knights, bishops, rooks, queens, kings, white, origin, ta
     return gain[0]
 
 
-_kernel = compile_kernel(_see_kernel, _SIGNATURE)
+_kernel = compile_kernel(see_kernel, _SIGNATURE)
 
 
 def see(board: chess.Board, move: chess.Move) -> int:

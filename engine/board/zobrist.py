@@ -21,9 +21,8 @@ from engine.board.bitboards import BACK_RANK, U0, U1, attacked_by, compile_kerne
 
 RANDOM = np.array(chess.polyglot.POLYGLOT_RANDOM_ARRAY, dtype=np.uint64)
 _CASTLING = 768  # + 0..3: White kingside, White queenside, Black kingside, Black queenside
-_EN_PASSANT = 772  # + file
+EN_PASSANT_KEYS = 772  # + file
 _WHITE_TO_MOVE = 780
-
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -67,7 +66,7 @@ def _castling_key(kings, white, black, castling):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _in_check(pawns, knights, bishops, rooks, queens, kings, white, white_to_move):
+def is_in_check(pawns, knights, bishops, rooks, queens, kings, white, white_to_move):
     """Whether the side to move is in check."""
     occupied = pawns | knights | bishops | rooks | queens | kings
     ours, theirs = (white, occupied & ~white) if white_to_move else (occupied & ~white, white)
@@ -77,27 +76,27 @@ def _in_check(pawns, knights, bishops, rooks, queens, kings, white, white_to_mov
 
 
 @njit(cache=True, nogil=True)
-def _key_kernel(pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move,
+def key_kernel(pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move,
                 ep_file):
     """(key, whether the side to move is in check)."""
     black = (pawns | knights | bishops | rooks | queens | kings) & ~white
     key = (_pieces_key(pawns, knights, bishops, rooks, queens, kings, white)
            ^ _castling_key(kings, white, black, castling))
     if ep_file >= 0:
-        key ^= RANDOM[_EN_PASSANT + ep_file]
+        key ^= RANDOM[EN_PASSANT_KEYS + ep_file]
     if white_to_move:
         key ^= RANDOM[_WHITE_TO_MOVE]
-    return key, _in_check(pawns, knights, bishops, rooks, queens, kings, white, white_to_move)
+    return key, is_in_check(pawns, knights, bishops, rooks, queens, kings, white, white_to_move)
 
 
 @njit(cache=True, nogil=True)
-def _key_after_move(key, ep_file, before, white, castling, after, child_white, child_castling):
+def key_after_move(key, ep_file, before, white, castling, after, child_white, child_castling):
     """The key of the position after a move (without its en passant file) from the key before
     it (``key``, with ``ep_file``, -1 for none): the changed squares of each of the twelve
     piece boards (``before`` and ``after``: the six boards), the castling rights if they
-    changed, and the side to move. A few XORs where `_key_kernel` visits every man."""
+    changed, and the side to move. A few XORs where `key_kernel` visits every man."""
     if ep_file >= 0:
-        key ^= RANDOM[_EN_PASSANT + ep_file]
+        key ^= RANDOM[EN_PASSANT_KEYS + ep_file]
     key ^= RANDOM[_WHITE_TO_MOVE]
     occupied_before = before[0] | before[1] | before[2] | before[3] | before[4] | before[5]
     occupied_after = after[0] | after[1] | after[2] | after[3] | after[4] | after[5]
@@ -115,8 +114,7 @@ def _key_after_move(key, ep_file, before, white, castling, after, child_white, c
 _KEY_SIGNATURE = Tuple((uint64, boolean))(uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean, int64)
 
 
-_kernel = compile_kernel(_key_kernel, _KEY_SIGNATURE)
-key_kernel = _key_kernel  # its public name, for code outside the engine that keys bitboards
+_kernel = compile_kernel(key_kernel, _KEY_SIGNATURE)
 
 
 def key_and_check(board: chess.Board) -> tuple[int, bool]:

@@ -27,9 +27,9 @@ import numpy as np
 from numba import boolean, float64, int64, njit, uint64
 from numba.types import UniTuple
 
-from engine.board.bitboards import (FILE_BB, KING_ATTACKS, KNIGHT_ATTACKS, NOT_FILE_A, NOT_FILE_H, S7, S9,
-                              SQUARE_BB, U0, U1, bishop_attacks, bitboard_of, compile_kernel, flip,
-                              lsb, popcount, rook_attacks)
+from engine.board.bitboards import (FILE_BB, KING_ATTACKS, KNIGHT_ATTACKS, NOT_FILE_A, NOT_FILE_H,
+                                    S7, S9, SQUARE_BB, U0, U1, bishop_attacks, bitboard_of,
+                                    compile_kernel, flip, lsb, popcount, rook_attacks)
 
 # ---------------------------------------------------------------------------
 # Features. Piece indices: 0 pawn, 1 knight, 2 bishop, 3 rook, 4 queen, 5 king.
@@ -390,7 +390,7 @@ _COEFFICIENTS_SIGNATURE = int64(*_BB_ARGS, _WEIGHTS_ARG, float64[::1])
 
 
 @njit(cache=True, nogil=True)
-def _evaluate_kernel(pawns, knights, bishops, rooks, queens, kings, white, black,
+def evaluate_kernel(pawns, knights, bishops, rooks, queens, kings, white, black,
                      white_to_move, weights):
     terms = np.zeros((N_TERMS, 2, 2), dtype=np.int64)
     no_coefs = np.zeros(0, dtype=np.float64)
@@ -416,7 +416,7 @@ def _coefficients_kernel(pawns, knights, bishops, rooks, queens, kings, white, b
                        black, white_to_move, weights, terms, coefs)
 
 
-_kernel = compile_kernel(_evaluate_kernel, _EVALUATE_SIGNATURE)
+_kernel = compile_kernel(evaluate_kernel, _EVALUATE_SIGNATURE)
 compile_kernel(_report_kernel, _REPORT_SIGNATURE)
 
 

@@ -20,10 +20,10 @@ COUNTS = 5
 # record and writes nothing. There, rows of TRACE_COLUMNS (`trace_rows`): one per node and per
 # move not searched, by the T_ columns; row 0 is the header, its first cell the rows taken (it may
 # pass the rows there are: those are counted, not written). A node's row is taken by its parent
-# just before the call (`_trace_child`: the parent, the move and how it is searched) and the
+# just before the call (`trace_child`: the parent, the move and how it is searched) and the
 # parent writes its value after; the node writes its ply, window, depth and kind on entry
-# (`_trace_node`), a rule that changed it without ending it (`_trace_mark`) and the rule that
-# ended it (`_trace_end`).
+# (`trace_node`), a rule that changed it without ending it (`trace_mark`) and the rule that
+# ended it (`trace_end`).
 (T_PARENT, T_PLY, T_MOVE, T_ALPHA, T_BETA, T_DEPTH, T_VALUE, T_KIND, T_RULE, T_HOW,
  T_MARK) = range(11)
 TRACE_COLUMNS = 11
@@ -64,7 +64,7 @@ def _kept(counts, row):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _trace_row(counts, parent, code, how):
+def trace_row(counts, parent, code, how):
     """Takes the next row of the trace for a child of ``parent`` (a node, or a move not searched)."""
     row = counts[COUNTS] + 1
     counts[COUNTS] = row
@@ -76,16 +76,16 @@ def _trace_row(counts, parent, code, how):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _trace_child(counts, parent, code, how):
+def trace_child(counts, parent, code, how):
     """The row of the child the node searches next (move ``code``, 0 for none; ``how``), or 0
     with the trace off."""
     if counts.shape[0] == COUNTS:
         return 0
-    return _trace_row(counts, parent, code, how)
+    return trace_row(counts, parent, code, how)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _trace_node(counts, ply, alpha, beta, depth, kind):
+def trace_node(counts, ply, alpha, beta, depth, kind):
     """The row of the node entered (its parent took it), with its window on entry, its depth and
     kind; 0 with the trace off."""
     if counts.shape[0] == COUNTS:
@@ -101,45 +101,45 @@ def _trace_node(counts, ply, alpha, beta, depth, kind):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _trace_value(counts, row, value):
+def trace_value(counts, row, value):
     """The value a child returned (from its mover's view)."""
     if counts.shape[0] != COUNTS and _kept(counts, row):
         counts[_cell(row, T_VALUE)] = value
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _trace_end(counts, row, rule):
+def trace_end(counts, row, rule):
     """The rule that ended the node of ``row``."""
     if counts.shape[0] != COUNTS and _kept(counts, row):
         counts[_cell(row, T_RULE)] = rule
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _trace_mark(counts, row, applied, rule):
+def trace_mark(counts, row, applied, rule):
     """``rule`` changed the node of ``row`` without ending it, if ``applied``."""
     if counts.shape[0] != COUNTS and applied and _kept(counts, row):
         counts[_cell(row, T_MARK)] = rule
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _trace_move_not_searched(counts, parent, code, rule):
-    row = _trace_row(counts, parent, code, SEARCHED)
+def trace_move_not_searched(counts, parent, code, rule):
+    row = trace_row(counts, parent, code, SEARCHED)
     if _kept(counts, row):
         counts[_cell(row, T_KIND)] = PRUNED_MOVE
         counts[_cell(row, T_RULE)] = rule
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _trace_pruned(counts, parent, code, rule):
+def trace_pruned(counts, parent, code, rule):
     """Move ``code`` of the node ``parent`` not searched, by ``rule``."""
     if counts.shape[0] != COUNTS:
-        _trace_move_not_searched(counts, parent, code, rule)
+        trace_move_not_searched(counts, parent, code, rule)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _trace_pruned_all(counts, parent, codes, rule):
+def trace_pruned_all(counts, parent, codes, rule):
     """Moves ``codes`` of the node ``parent`` not searched, by ``rule`` (delta pruning ends the
     captures at once)."""
     if counts.shape[0] != COUNTS:
         for code in codes:
-            _trace_move_not_searched(counts, parent, code, rule)
+            trace_move_not_searched(counts, parent, code, rule)

@@ -1,4 +1,5 @@
-"""Move ordering: the staged move walk and the killer/history tables that feed it.
+"""Move ordering: the staged move walk, fed by the killer and history tables of
+engine/search/history.py.
 
 Generating moves costs more than playing them, so moves come in stages and a node that cuts off
 early never pays for the rest:
@@ -12,8 +13,8 @@ early never pays for the rest:
    read when the walk reaches them;
 5. the losing captures, in MVV-LVA order.
 
-The walk is written once, as numba functions over python-chess's bitboards (`_first_moves`,
-`_next_stage`, `_next_move`; the move lists come from engine/board/movegen.py): the scout kernel
+The walk is written once, as numba functions over python-chess's bitboards (`first_moves`,
+`next_stage`, `next_move`; the move lists come from engine/board/movegen.py): the scout kernel
 (engine/search/scout.py) calls them at every node it searches, and `ordered_moves` at the root, turning
 their codes into python-chess moves. They list into arrays their caller gives (the node's row of the
 kernel's move lists), so that no node allocates one.
@@ -29,51 +30,18 @@ from numba import boolean, int64, njit, uint64
 
 from engine.board import movecode
 from engine.board.bitboards import (PIECE_VALUES, SEVENTH_RANK, SQUARE_BB, compile_kernel, lsb,
-                              stack_buffer)
+                                    stack_buffer)
 from engine.board.bitmove import move_code
-from engine.board.movegen import (MAX_CAPTURES, MAX_PROMOTIONS, MAX_QUIETS, _kind, _legal_kernel_impl,
-                            captures_into, castles_into, castling_kernel, evasions_into,
-                            promotions_into, quiets_into)
-from engine.board.see import _see_kernel
+from engine.board.movegen import (MAX_CAPTURES, MAX_PROMOTIONS, MAX_QUIETS, piece_kind,
+                                  legal_kernel, captures_into, castles_into, castling_kernel,
+                                  evasions_into, promotions_into, quiets_into)
+from engine.board.see import see_kernel
+from engine.search.history import OrderingTables, by_history_into
 from engine.search.tt_kernels import MOVES, encode_move
 
-
-
-HISTORY_MAX = 1 << 14
 # Room for a stage of the walk: the first moves (the hash move, promotions, captures) or the quiet
 # moves; or quiescence's moves (queen promotions, captures, quiet checks).
 WALK_MOVES = MAX_PROMOTIONS // 4 + MAX_CAPTURES + MAX_QUIETS
-
-
-class OrderingTables:
-    """Killer moves per ply and a butterfly history table per colour, shared by one search.
-
-    Both are numpy arrays, so that the scout kernel (engine/search/scout.py) orders its moves
-    by them and records its own cut-offs in them: the killers as move codes (as in the
-    transposition table, -1 for none) by ply, the history per colour by butterfly index
-    (engine/board/movecode.py).
-    """
-
-    def __init__(self, max_ply: int = 128) -> None:
-        self.max_ply = max_ply
-        self.clear()
-
-    def clear(self) -> None:
-        self.killers = np.full((self.max_ply + 2, 2), -1, dtype=np.int64)
-        self.history = [np.zeros(4096, dtype=np.int64) for _ in chess.COLORS]
-
-    def age(self) -> None:
-        """Halves history between searches so that old successes fade but still count."""
-        for table in self.history:
-            table >>= 1
-        self.killers.fill(-1)
-
-    def record_killer(self, move: chess.Move, ply: int) -> None:
-        code = encode_move(move)
-        killers = self.killers[ply]
-        if killers[0] != code:
-            killers[1] = killers[0]
-            killers[0] = code
 
 
 def ordered_moves(board: chess.Board, hash_move: chess.Move | None, tables: OrderingTables,
@@ -118,46 +86,14 @@ def ordered_stages(board: chess.Board, hash_move: chess.Move | None, tables: Ord
                 u(board.queens), u(board.kings), u(board.occupied_co[us]), us,
                 u(board.castling_rights), board.chess960, ep_square, in_check)
     walk, losing = np.empty(WALK_MOVES, dtype=np.int64), np.empty(MAX_CAPTURES, dtype=np.int64)
-    moves, losing, skip = _first_moves(walk, losing, *position, encode_move(hash_move))
+    moves, losing, skip = first_moves(walk, losing, *position, encode_move(hash_move))
     done = np.full(2, -1, dtype=np.int64)
     for stage in range(4):
         if stage:
             killer_a, killer_b = tables.killers[ply].tolist()
-            moves, done = _next_stage(walk, stage - 1, losing, *position, skip, done, killer_a,
+            moves, done = next_stage(walk, stage - 1, losing, *position, skip, done, killer_a,
                                       killer_b, tables.history[us])
         yield moves.copy()  # the next stage is listed in the same array
-
-
-# ---------------------------------------------------------------------- the history kernels
-
-@njit(cache=True, nogil=True)
-def _by_history_into(out, indices, history, skip_a, skip_b, skip_c):
-    """``indices`` (butterfly indices) without the three skipped ones, by falling history score,
-    written into ``out``; moves of equal score keep their order (a stable insertion sort: the
-    lists are short). Returns how many."""
-    n = 0
-    for index in indices:
-        if index == skip_a or index == skip_b or index == skip_c:
-            continue
-        value = history[index]
-        j = n - 1
-        while j >= 0 and history[out[j]] < value:
-            out[j + 1] = out[j]
-            j -= 1
-        out[j + 1] = index
-        n += 1
-    return n
-
-
-@njit(cache=True, nogil=True)
-def _reward_impl(history, index, depth, tried):
-    """A quiet move ``index`` cut off at ``depth``: raise its history and lower that of the quiet
-    moves ``tried`` before it. The gravity formula keeps values within +-HISTORY_MAX without
-    periodic rescaling."""
-    bonus = min(depth * depth, 400)
-    history[index] += bonus - history[index] * bonus // HISTORY_MAX
-    for other in tried:
-        history[other] -= bonus + history[other] * bonus // HISTORY_MAX
 
 
 # ---------------------------------------------------------------------- the walk
@@ -175,12 +111,12 @@ def _is_legal(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move
             if code == movecode.butterfly_index(origin, target):
                 return True
         return False
-    return _legal_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
+    return legal_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
                               origin, target)
 
 
 @njit(cache=True, nogil=True)
-def _first_moves(out, losing, pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
+def first_moves(out, losing, pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
                  castling, chess960, ep_square, in_check, hash_code):
     """The walk's first stages (1 and 2 above): the hash move, then the captures and promotions
     but those that lose material, which come apart (stage 5), as move codes (victim 0: a quiet
@@ -219,8 +155,8 @@ def _first_moves(out, losing, pawns, knights, bishops, rooks, queens, kings, our
                        chess960, origin, target):
             victim = SQUARE_BB[target] & theirs
             out[n] = movecode.make(
-                origin, target, _kind(victim, pawns, knights, bishops, rooks, queens) if victim else 0,
-                _kind(from_bb, pawns, knights, bishops, rooks, queens), 0)
+                origin, target, piece_kind(victim, pawns, knights, bishops, rooks, queens) if victim else 0,
+                piece_kind(from_bb, pawns, knights, bishops, rooks, queens), 0)
             n += 1
             skip = hash_code
     for code in promotions:
@@ -233,7 +169,7 @@ def _first_moves(out, losing, pawns, knights, bishops, rooks, queens, kings, our
             continue
         if (PIECE_VALUES[movecode.mover(code)] > PIECE_VALUES[movecode.victim(code)]
                 and movecode.promotion(code) == 0
-                and _see_kernel(pawns, knights, bishops, rooks, queens, kings, white,
+                and see_kernel(pawns, knights, bishops, rooks, queens, kings, white,
                                 movecode.origin(code), movecode.target(code), white_to_move) < 0):
             losing[n_losing] = code
             n_losing += 1
@@ -267,7 +203,7 @@ def _killer_moves(out, done, pawns, knights, bishops, rooks, queens, kings, ours
         if not _is_legal(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
                          castling, chess960, origin, target):
             continue
-        out[n] = movecode.make(origin, target, 0, _kind(from_bb, pawns, knights, bishops, rooks,
+        out[n] = movecode.make(origin, target, 0, piece_kind(from_bb, pawns, knights, bishops, rooks,
                                                         queens), 0)
         n += 1
         done[i] = movecode.butterfly_index(origin, target)
@@ -296,25 +232,15 @@ def _quiet_moves(out, pawns, knights, bishops, rooks, queens, kings, ours, white
             n += n_castles
     quiets = quiets[:n]
     skipped = movecode.butterfly(skip) if 0 <= skip < 4096 else -1  # (not a promotion)
-    n = _by_history_into(out, quiets, history, skipped, done[0], done[1])
+    n = by_history_into(out, quiets, history, skipped, done[0], done[1])
     for i in range(n):
-        mover = _kind(SQUARE_BB[movecode.origin(out[i])], pawns, knights, bishops, rooks, queens)
+        mover = piece_kind(SQUARE_BB[movecode.origin(out[i])], pawns, knights, bishops, rooks, queens)
         out[i] = movecode.from_butterfly(out[i], mover)
     return out[:n]
 
 
 @njit(cache=True, nogil=True)
-def _record_cutoff(move, ply, depth, history, tried, killers):
-    """A quiet ``move`` (a table code) cut off: it becomes the ply's first killer, its history
-    rises and that of the quiet moves ``tried`` before it falls."""
-    _reward_impl(history, movecode.butterfly(move), depth, tried)
-    if killers[ply, 0] != move:
-        killers[ply, 1] = killers[ply, 0]
-        killers[ply, 0] = move
-
-
-@njit(cache=True, nogil=True)
-def _next_stage(walk, stage, losing, pawns, knights, bishops, rooks, queens, kings, ours,
+def next_stage(walk, stage, losing, pawns, knights, bishops, rooks, queens, kings, ours,
                 white_to_move, castling, chess960, ep_square, in_check, skip, done, killer_a,
                 killer_b, history):
     """The moves of the walk's stage after ``stage`` (0: the killers, 1: the other quiet moves by
@@ -332,7 +258,7 @@ def _next_stage(walk, stage, losing, pawns, knights, bishops, rooks, queens, kin
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _next_move(walk, moves, i, stage, done, losing, pawns, knights, bishops, rooks, queens, kings, ours,
+def next_move(walk, moves, i, stage, done, losing, pawns, knights, bishops, rooks, queens, kings, ours,
                white_to_move, castling, chess960, ep_square, in_check, skip, killer_a, killer_b,
                history):
     """The walk's next move (-1 when none is left) and its state after it: the moves of the
@@ -341,7 +267,7 @@ def _next_move(walk, moves, i, stage, done, losing, pawns, knights, bishops, roo
     while i == moves.shape[0]:
         if stage == 3:
             return -1, moves, i, stage, done
-        moves, done = _next_stage(walk, stage, losing, pawns, knights, bishops, rooks, queens,
+        moves, done = next_stage(walk, stage, losing, pawns, knights, bishops, rooks, queens,
                                   kings, ours, white_to_move, castling, chess960, ep_square,
                                   in_check, skip, done, killer_a, killer_b, history)
         stage += 1
@@ -354,6 +280,6 @@ def _next_move(walk, moves, i, stage, done, losing, pawns, knights, bishops, roo
 # Chess960, the en passant square or -1, in check).
 _POSITION = (uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean, uint64, boolean,
              int64, boolean)
-_first_moves = compile_kernel(_first_moves, (int64[::1], int64[::1], *_POSITION, int64))
-_next_stage = compile_kernel(_next_stage, (int64[::1], int64, int64[::1], *_POSITION, int64,
+first_moves = compile_kernel(first_moves, (int64[::1], int64[::1], *_POSITION, int64))
+next_stage = compile_kernel(next_stage, (int64[::1], int64, int64[::1], *_POSITION, int64,
                                            int64[::1], int64, int64, int64[::1]))

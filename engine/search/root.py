@@ -26,7 +26,8 @@ from engine.search.depth_rules import late_move_reductions
 from engine.evaluation.endgame import with_endgame_knowledge
 from engine.evaluation.evaluate import evaluate
 from engine.board.makemove import push
-from engine.search.movepick import OrderingTables, code_move, ordered_moves
+from engine.search.history import OrderingTables
+from engine.search.movepick import code_move, ordered_moves
 from engine.evaluation.network import NetworkEvaluation
 from engine.search.params import MAX_DEPTH
 from engine.search.results import Info, SearchResult

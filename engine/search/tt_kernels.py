@@ -57,13 +57,13 @@ def _slot(key, entries):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _prefetch_entry(table, key, entries):
+def prefetch_entry(table, key, entries):
     """Starts loading ``key``'s entry into the cache, for a probe soon after."""
     prefetch(table, (_slot(key, entries) << np.uint64(1)) + np.uint64(1))
 
 
 @njit(cache=True, nogil=True)
-def _probe_impl(table, key, entries):
+def probe_entry(table, key, entries):
     """(depth, bound, score, move code, static score or NO_EVAL) of ``key``'s entry, or depth
     MISS."""
     index = _slot(key, entries) << np.uint64(1)
@@ -77,7 +77,7 @@ def _probe_impl(table, key, entries):
 
 
 @njit(cache=True, nogil=True)
-def _store_impl(table, key, entries, depth, bound, score, move, generation, static_eval):
+def store_entry(table, key, entries, depth, bound, score, move, generation, static_eval):
     """Writes an entry, unless the slot holds something more valuable (see
     tt.TranspositionTable.store); ``static_eval`` is the position's static score or NO_EVAL."""
     index = _slot(key, entries) << np.uint64(1)
@@ -109,8 +109,8 @@ _PROBE_SIGNATURE = Tuple((int64, int64, int64, int64, int64))(uint64[::1], uint6
 _STORE_SIGNATURE = void(uint64[::1], uint64, uint64, int64, int64, int64, int64, int64, int64)
 
 
-probe_kernel = compile_kernel(_probe_impl, _PROBE_SIGNATURE)
-store_kernel = compile_kernel(_store_impl, _STORE_SIGNATURE)
+probe_kernel = compile_kernel(probe_entry, _PROBE_SIGNATURE)
+store_kernel = compile_kernel(store_entry, _STORE_SIGNATURE)
 
 
 def encode_move(move: chess.Move | None) -> int:

@@ -51,8 +51,8 @@ from engine.teaching.textbook.drawing import chess_page
 from engine.teaching.textbook.games import ChessGame
 from engine.teaching.textbook.ordering import MvvLvaKillers
 from engine.teaching.textbook.recording import SearchTrace, trace_alphabeta, trace_ordered
-from engine.teaching.textbook.search import (PerfectOrdering, SearchResult, alphabeta,
-                                    minimax, ordered_alphabeta)
+from engine.teaching.textbook.search import (PerfectOrdering, SearchResult, alphabeta, minimax,
+                                             ordered_alphabeta)
 
 DEFAULT_POSITIONS = (("Kiwipete", KIWIPETE), ("Start position", chess.STARTING_FEN))
 DEFAULT_DEPTH = 4

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from engine.teaching.textbook.drawing import Panel, tree_page, tree_svg
 from engine.teaching.textbook.games import (TREE_FIRST_LEAF, TREE_MAX_VALUE, TREE_MIN_VALUE,
-                                   TREE_SIZE, BinaryTree, Matchsticks)
+                                            TREE_SIZE, BinaryTree, Matchsticks)
 from engine.teaching.textbook.recording import MovePath
 from engine.teaching.textbook.recording import trace_alphabeta, trace_minimax
 from engine.teaching.textbook.search import SearchResult, alphabeta, minimax

@@ -20,7 +20,7 @@ from typing import Any
 from engine.teaching.textbook.games import Game
 from engine.teaching.textbook.ordering import MoveOrdering
 from engine.teaching.textbook.search import (INFINITY, UNLIMITED, SearchResult, alphabeta, minimax,
-                                    ordered_alphabeta)
+                                             ordered_alphabeta)
 
 MovePath = tuple[Hashable, ...]  # the moves from the root to a state
 
