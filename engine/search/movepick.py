@@ -26,12 +26,14 @@ from typing import Iterator
 
 import chess
 import numpy as np
-from numba import boolean, int64, njit, uint64
+from numba import boolean, int64, njit
+from numba.types import Tuple
 
 from engine.board import movecode
 from engine.board.bitboards import (PIECE_VALUES, SEVENTH_RANK, SQUARE_BB, compile_kernel, lsb,
                                     stack_buffer)
 from engine.board.bitmove import move_code
+from engine.board.position import POSITION, from_board
 from engine.board.movegen import (MAX_CAPTURES, MAX_PROMOTIONS, MAX_QUIETS, piece_kind,
                                   legal_kernel, captures_into, castles_into, castling_kernel,
                                   evasions_into, promotions_into, quiets_into)
@@ -76,34 +78,37 @@ def ordered_stages(board: chess.Board, hash_move: chess.Move | None, tables: Ord
         yield np.array([move_code(board, move) for move in board.generate_legal_moves()],
                        dtype=np.int64)
         return
-    if in_check is None:
-        in_check = board.is_check()
-    ep_square = board.ep_square
-    if ep_square is None or chess.square_rank(ep_square) != (5 if us else 2):
-        ep_square = -1
-    u = np.uint64
-    position = (u(board.pawns), u(board.knights), u(board.bishops), u(board.rooks),
-                u(board.queens), u(board.kings), u(board.occupied_co[us]), us,
-                u(board.castling_rights), board.chess960, ep_square, in_check)
+    position = from_board(board, in_check=in_check)
     walk, losing = np.empty(WALK_MOVES, dtype=np.int64), np.empty(MAX_CAPTURES, dtype=np.int64)
-    moves, losing, skip = first_moves(walk, losing, *position, encode_move(hash_move))
+    moves, losing, skip = first_moves(walk, losing, position, board.chess960,
+                                      encode_move(hash_move))
     done = np.full(2, -1, dtype=np.int64)
     for stage in range(4):
         if stage:
-            killer_a, killer_b = tables.killers[ply].tolist()
-            moves, done = next_stage(walk, stage - 1, losing, *position, skip, done, killer_a,
-                                      killer_b, tables.history[us])
+            moves, done = next_stage((walk, losing), stage - 1, done, skip, position,
+                                     board.chess960, tables.killers[ply], tables.history[us])
         yield moves.copy()  # the next stage is listed in the same array
 
 
 # ---------------------------------------------------------------------- the walk
 # Each move a code of engine/board/movecode.py.
 
+@njit(cache=True, nogil=True, inline="always")
+def _side(position):
+    """The men of the side to move of ``position``."""
+    p = position
+    if p.white_to_move:
+        return p.white
+    return (p.pawns | p.knights | p.bishops | p.rooks | p.queens | p.kings) & ~p.white
+
+
 @njit(cache=True, nogil=True)
-def _is_legal(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, castling,
-              chess960, origin, target):
+def _is_legal(position, chess960, origin, target):
     """Whether the table move or killer ``origin`` -> ``target`` (no promotion, no en passant) is
     legal here; a king's two-square step, or a king taking its own rook (Chess960), is castling."""
+    (pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, _, in_check,
+     ep_square, _) = position
+    ours = white if white_to_move else (pawns | knights | bishops | rooks | queens | kings) & ~white
     if SQUARE_BB[origin] & kings and (target - origin == 2 or origin - target == 2
                                       or SQUARE_BB[target] & rooks & ours):
         for code in castling_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
@@ -116,15 +121,15 @@ def _is_legal(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move
 
 
 @njit(cache=True, nogil=True)
-def first_moves(out, losing, pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
-                 castling, chess960, ep_square, in_check, hash_code):
-    """The walk's first stages (1 and 2 above): the hash move, then the captures and promotions
-    but those that lose material, which come apart (stage 5), as move codes (victim 0: a quiet
-    move), written into ``out`` (WALK_MOVES long) and ``losing`` (MAX_CAPTURES long) and returned
-    as their filled parts. Also the hash move's table code (-1 if it is not legal here)."""
-    occupied = pawns | knights | bishops | rooks | queens | kings
-    theirs = occupied & ~ours
-    white = ours if white_to_move else theirs
+def first_moves(out, losing, position, chess960, hash_code):
+    """The walk's first stages (1 and 2 above) at ``position``: the hash move, then the captures
+    and promotions but those that lose material, which come apart (stage 5), as move codes (victim
+    0: a quiet move), written into ``out`` (WALK_MOVES long) and ``losing`` (MAX_CAPTURES long) and
+    returned as their filled parts. Also the hash move's table code (-1 if it is not legal here)."""
+    (pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, _, in_check,
+     ep_square, _) = position
+    ours = white if white_to_move else (pawns | knights | bishops | rooks | queens | kings) & ~white
+    theirs = (pawns | knights | bishops | rooks | queens | kings) & ~ours
     n = 0
     skip = -1
     captures = stack_buffer(MAX_QUIETS)  # (room for the evasions, in check)
@@ -151,8 +156,7 @@ def first_moves(out, losing, pawns, knights, bishops, rooks, queens, kings, ours
                     out[n] = code
                     n += 1
                     skip = hash_code
-        elif _is_legal(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, castling,
-                       chess960, origin, target):
+        elif _is_legal(position, chess960, origin, target):
             victim = SQUARE_BB[target] & theirs
             out[n] = movecode.make(
                 origin, target, piece_kind(victim, pawns, knights, bishops, rooks, queens) if victim else 0,
@@ -184,12 +188,15 @@ def first_moves(out, losing, pawns, knights, bishops, rooks, queens, kings, ours
 
 
 @njit(cache=True, nogil=True)
-def _killer_moves(out, done, pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
-                  castling, chess960, ep_square, skip, killer_a, killer_b):
-    """Stage 3 of the walk: the killers that are legal quiet moves here (not the hash move
-    ``skip``), written into ``out``, and the history indices of those two, into ``done``."""
-    occupied = pawns | knights | bishops | rooks | queens | kings
-    theirs = occupied & ~ours
+def _killer_moves(out, done, position, chess960, skip, killers):
+    """Stage 3 of the walk: the ply's ``killers`` that are legal quiet moves here (not the hash
+    move ``skip``), written into ``out``, and the history indices of those two, into ``done``."""
+    (pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, _, in_check,
+     ep_square, _) = position
+    ours = white if white_to_move else (pawns | knights | bishops | rooks | queens | kings) & ~white
+    theirs = (pawns | knights | bishops | rooks | queens | kings) & ~ours
+    killer_a = killers[0]
+    killer_b = killers[1]
     n = 0
     for i in range(2):
         killer = killer_a if i == 0 else killer_b
@@ -200,8 +207,7 @@ def _killer_moves(out, done, pawns, knights, bishops, rooks, queens, kings, ours
         from_bb = SQUARE_BB[origin]
         if movecode.table_promotion(killer) or SQUARE_BB[target] & theirs or (target == ep_square and from_bb & pawns):
             continue  # not quiet here
-        if not _is_legal(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
-                         castling, chess960, origin, target):
+        if not _is_legal(position, chess960, origin, target):
             continue
         out[n] = movecode.make(origin, target, 0, piece_kind(from_bb, pawns, knights, bishops, rooks,
                                                         queens), 0)
@@ -211,10 +217,12 @@ def _killer_moves(out, done, pawns, knights, bishops, rooks, queens, kings, ours
 
 
 @njit(cache=True, nogil=True)
-def _quiet_moves(out, pawns, knights, bishops, rooks, queens, kings, ours, white_to_move, castling,
-                 chess960, ep_square, in_check, skip, done, history):
+def _quiet_moves(out, position, chess960, skip, done, history):
     """Stage 4 of the walk: the other quiet moves, by their history when the search reaches
     them (it may have changed while the moves before were searched), written into ``out``."""
+    (pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, _, in_check,
+     ep_square, _) = position
+    ours = white if white_to_move else (pawns | knights | bishops | rooks | queens | kings) & ~white
     quiets = stack_buffer(MAX_QUIETS)
     if in_check:
         n = evasions_into(quiets, pawns, knights, bishops, rooks, queens, kings, ours,
@@ -240,46 +248,36 @@ def _quiet_moves(out, pawns, knights, bishops, rooks, queens, kings, ours, white
 
 
 @njit(cache=True, nogil=True)
-def next_stage(walk, stage, losing, pawns, knights, bishops, rooks, queens, kings, ours,
-                white_to_move, castling, chess960, ep_square, in_check, skip, done, killer_a,
-                killer_b, history):
+def next_stage(lists, stage, done, skip, position, chess960, killers, history):
     """The moves of the walk's stage after ``stage`` (0: the killers, 1: the other quiet moves by
-    their history as it is now, 2: the losing captures), listed in ``walk`` over the stage before,
-    and the killers searched (as history indices, listed at stage 0 and skipped at stage 1)."""
+    their history as it is now, 2: the losing captures), listed in the walk's list over the stage
+    before (``lists``: the walk's, the losing captures'), and the killers searched (as history
+    indices, listed at stage 0 and skipped at stage 1)."""
+    walk, losing = lists
     if stage == 0:
-        return _killer_moves(walk, done, pawns, knights, bishops, rooks, queens, kings, ours,
-                             white_to_move, castling, chess960, ep_square, skip, killer_a,
-                             killer_b), done
+        return _killer_moves(walk, done, position, chess960, skip, killers), done
     if stage == 1:
-        return _quiet_moves(walk, pawns, knights, bishops, rooks, queens, kings, ours,
-                            white_to_move, castling, chess960, ep_square, in_check, skip, done,
-                            history), done
+        return _quiet_moves(walk, position, chess960, skip, done, history), done
     return losing, done
 
 
 @njit(cache=True, nogil=True, inline="always")
-def next_move(walk, moves, i, stage, done, losing, pawns, knights, bishops, rooks, queens, kings, ours,
-               white_to_move, castling, chess960, ep_square, in_check, skip, killer_a, killer_b,
-               history):
-    """The walk's next move (-1 when none is left) and its state after it: the moves of the
+def next_move(state, lists, skip, position, chess960, killers, history):
+    """The walk's next move (-1 when none is left) and its ``state`` after it: the moves of the
     current stage, the index in them, the stage (0: the first moves, 1: the killers, 2: the other
     quiet moves, 3: the losing captures) and the killers searched."""
+    moves, i, stage, done = state
     while i == moves.shape[0]:
         if stage == 3:
-            return -1, moves, i, stage, done
-        moves, done = next_stage(walk, stage, losing, pawns, knights, bishops, rooks, queens,
-                                  kings, ours, white_to_move, castling, chess960, ep_square,
-                                  in_check, skip, done, killer_a, killer_b, history)
+            return -1, (moves, i, stage, done)
+        moves, done = next_stage(lists, stage, done, skip, position, chess960, killers, history)
         stage += 1
         i = 0
-    return moves[i], moves, i + 1, stage, done
+    return moves[i], (moves, i + 1, stage, done)
 
 
-# Compiled at import, for `ordered_moves`, with the types the scout kernel calls them with: the
-# position (six piece bitboards, the side to move's men, White to move, the castling rights,
-# Chess960, the en passant square or -1, in check).
-_POSITION = (uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean, uint64, boolean,
-             int64, boolean)
-first_moves = compile_kernel(first_moves, (int64[::1], int64[::1], *_POSITION, int64))
-next_stage = compile_kernel(next_stage, (int64[::1], int64, int64[::1], *_POSITION, int64,
-                                           int64[::1], int64, int64, int64[::1]))
+# Compiled at import, for `ordered_moves`, with the types the scout kernel calls them with.
+_LIST = int64[::1]
+first_moves = compile_kernel(first_moves, (_LIST, _LIST, POSITION, boolean, int64))
+next_stage = compile_kernel(next_stage, (Tuple((_LIST, _LIST)), int64, _LIST, int64, POSITION,
+                                         boolean, _LIST, _LIST))

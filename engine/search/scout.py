@@ -48,6 +48,7 @@ from engine.search.kernel_report import (AGAIN_AT_FULL_DEPTH, AGAIN_WITH_WINDOW,
                                          SINGULAR_CHECK, SINGULAR_EXTENSION, STAND_PAT, TABLE_CUT,
                                          TABLEBASE, TBHITS, trace_child, trace_end, trace_mark,
                                          trace_node, trace_pruned, trace_pruned_all, trace_value)
+from engine.board.position import POSITION, POSITION_INPUTS, Position
 from engine.board.movegen import (MAX_CAPTURES, MAX_PROMOTIONS, MAX_QUIETS, captures_into,
                                   evasion_kernel, promotions_into, quiet_checks_into, quiets_into)
 from engine.search.history import record_cutoff
@@ -79,13 +80,7 @@ REQUEST = 10
 # below, their numba types, the entry's signature (`search`) and the order in which the Python
 # search passes them follow from these lists.
 
-# A node's position, as the kernel passes it down the tree: python-chess's bitboards, White's men
-# and castling rights, the side to move, the Zobrist key, whether it is check, the en passant
-# square (-1 if no en passant capture is legal) and the fifty-move counter.
-POSITION_INPUTS = (("pawns", uint64), ("knights", uint64), ("bishops", uint64),
-                   ("rooks", uint64), ("queens", uint64), ("kings", uint64), ("white", uint64),
-                   ("castling", uint64), ("white_to_move", boolean), ("key", uint64),
-                   ("in_check", boolean), ("ep_square", int64), ("halfmove", int64))
+# A node's position: engine/board/position.py's record.
 # The node's depth and window.
 WINDOW_INPUTS = (("depth", int64), ("alpha", int64), ("beta", int64))
 # A node's place on its line from the root: its ply, its plies past the horizon (quiescence), the
@@ -137,7 +132,6 @@ _DONE_AT = _PROMOTIONS_AT + MAX_PROMOTIONS
 NODE_MOVES = _DONE_AT + 2
 MOVE_ROWS = 2 * (MAX_PLY + 1)
 
-Position = namedtuple("Position", _names(POSITION_INPUTS))
 Line = namedtuple("Line", _names(LINE_INPUTS))
 Tables = namedtuple("Tables", _names(TABLES_INPUTS))
 Control = namedtuple("Control", _names(CONTROL_INPUTS))
@@ -465,28 +459,9 @@ def _pruned_capture(position, params, counts, me, moves, i, n_captures, shortfal
 
 
 @uncounted_inline
-def _first_moves(walk, losing, position, chess960, hash_code):
-    """The move walk's first stages at this node (engine/search/movepick.py): the table's move,
-    then the captures and promotions; the losing captures apart."""
-    p = position
-    return first_moves(walk, losing, p.pawns, p.knights, p.bishops, p.rooks, p.queens, p.kings,
-                       _ours(p), p.white_to_move, p.castling, chess960, p.ep_square, p.in_check,
-                       hash_code)
-
-
-@uncounted_inline
-def _next_move(state, walk, losing, skip, position, tables, ply, chess960):
-    """The move walk's next move at this node (-1 when none is left) and the walk's ``state``
-    after it (the stage's moves, the index in them, the stage, the killers searched), with the
-    killers of its ply and its side's history."""
-    p = position
-    moves, i, stage, done = state
-    history = tables.history_white if p.white_to_move else tables.history_black
-    code, moves, i, stage, done = next_move(
-        walk, moves, i, stage, done, losing, p.pawns, p.knights, p.bishops, p.rooks, p.queens,
-        p.kings, _ours(p), p.white_to_move, p.castling, chess960, p.ep_square, p.in_check, skip,
-        tables.killers[ply, 0], tables.killers[ply, 1], history)
-    return code, (moves, i, stage, done)
+def _history(position, tables):
+    """The history table of the side to move."""
+    return tables.history_white if position.white_to_move else tables.history_black
 
 
 @uncounted_inline
@@ -553,7 +528,7 @@ def _quiescence(position, depth, alpha, beta, line, tables, control):
     if p.in_check:
         # Step Q4a. In check: every evasion, in the search's order; no evasion is mate.
         best_score = -MATE + ply
-        moves, losing, skip = _first_moves(walk, losing, p, chess960, horizon)
+        moves, losing, skip = first_moves(walk, losing, p, chess960, horizon)
         done[:] = -1
     else:
         # Step Q4b. Out of check: stalemate (with pawns only, a side may have no move: a draw, not
@@ -574,7 +549,8 @@ def _quiescence(position, depth, alpha, beta, line, tables, control):
     i = 0
     while True:
         if p.in_check:
-            code, state = _next_move(state, walk, losing, skip, p, tables, ply, chess960)
+            code, state = next_move(state, (walk, losing), skip, p, chess960,
+                                    tables.killers[ply], _history(p, tables))
             if code < 0:
                 break
         else:
@@ -716,7 +692,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
     # node fails high (multi-cut). Only while the line is shorter than twice the iteration's
     # depth, as the check extension (which bounds the plies a line can gain).
     walk, losing, tried, _, done = _node_moves(tables.moves, ply, line.excluded)
-    moves, losing, skip = _first_moves(walk, losing, p, chess960, hash_code)
+    moves, losing, skip = first_moves(walk, losing, p, chess960, hash_code)
     extension = 0
     if (line.excluded == 0 and 0 < ply < 2 * control.root_depth
             and depth >= params[P.SINGULAR_DEPTH] and skip > 0 and tt_bound != UPPER
@@ -745,7 +721,8 @@ def _search(position, depth, alpha, beta, line, tables, control):
     done[:] = -1  # none of the killers searched yet
     state = (moves, 0, 0, done)
     while True:
-        code, state = _next_move(state, walk, losing, skip, p, tables, ply, chess960)
+        code, state = next_move(state, (walk, losing), skip, p, chess960, tables.killers[ply],
+                                _history(p, tables))
         if code < 0:
             break
         if line.excluded != 0 and movecode.table_move(code) == line.excluded:
@@ -814,8 +791,8 @@ def _search(position, depth, alpha, beta, line, tables, control):
     # Step 15. The history and killers of a quiet cut-off, and the table (not for a search
     # that left a move out).
     if cut_by_quiet and params[P.KILLERS_AND_HISTORY]:
-        history = tables.history_white if p.white_to_move else tables.history_black
-        record_cutoff(best_move, ply, depth, history, tried[:n_tried], tables.killers)
+        record_cutoff(best_move, ply, depth, _history(p, tables), tried[:n_tried],
+                      tables.killers)
     bound, rule = _bound(best_score, beta, best_move != 0)
     if line.excluded == 0:
         _store(tables, key, depth, bound, best_score, best_move, static_eval, ply)
@@ -828,7 +805,7 @@ def _record_type(inputs: tuple, record: type) -> NamedTuple:
 
 # A node's signature, the tree's and quiescence's: its position, depth, window, line, tables and
 # control. Quiescence first: the tree's nodes call it.
-_NODE = int64(_record_type(POSITION_INPUTS, Position), int64, int64, int64,
+_NODE = int64(POSITION, int64, int64, int64,
               _record_type(LINE_INPUTS, Line), _record_type(TABLES_INPUTS, Tables),
               _record_type(CONTROL_INPUTS, Control))
 _quiescence = compile_kernel(_quiescence, _NODE)
