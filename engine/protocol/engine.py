@@ -117,7 +117,12 @@ class Engine:
         """Applies what was set during the load, in order, as set_option would have: an unusable
         network file is reported and the evaluation before it kept."""
         if self.options["Use NNUE"]:
-            self._set_evaluation(True, self.options["EvalFile"])
+            try:
+                self._set_evaluation(True, self.options["EvalFile"])
+            except uci_options.OptionError as error:  # a default from BRUDNO_EVALFILE
+                self.listener.on_message(f"error: {error}; the shipped network is used")
+                self.options["EvalFile"] = ""
+                self._set_evaluation(True, "")
         for name, value in self._deferred:
             use_network = value if name == "Use NNUE" else self.options["Use NNUE"]
             path = value if name == "EvalFile" else self.options["EvalFile"]

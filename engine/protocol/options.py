@@ -59,6 +59,9 @@ class Option:
 
 # Each helper is a process of its own (about 55 MB beyond the table): more than the cores only slow the search.
 MAX_THREADS = max(256, os.cpu_count() or 1)
+# A build made with a network (`make EVALFILE=...`, scripts/openbench_build.py) names it here in its
+# launcher's environment: EvalFile's default, as Stockfish's is the network built into it.
+EVALFILE_VARIABLE = "BRUDNO_EVALFILE"
 # Stockfish's maximum, so that configurations written for it are accepted; a table larger than the
 # machine's memory is refused when it is set (engine/search/table_size.py).
 MAX_HASH = 33554432
@@ -85,7 +88,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("SyzygyProbeLimit", "spin", 7, 0, 7, "use tablebases only with at most this many pieces"),
     Option("Use NNUE", "check", True,
            help="evaluate with the network in EvalFile; off: the classical evaluation"),
-    Option("EvalFile", "string", "",
+    Option("EvalFile", "string", os.environ.get(EVALFILE_VARIABLE, ""),
            help="the network's weight file (.npz from scripts/training/train.py); empty: the one shipped"),
     Option("UCI_Chess960", "check", False,
            help="Chess960: castling as king-takes-rook, X-FEN and Shredder-FEN castling rights"),
