@@ -133,6 +133,16 @@ class TranspositionTable:
         """The name other processes `attach` the table by (None for a private table)."""
         return None if self._memory is None else self._memory.name
 
+    @property
+    def shared_descriptor(self) -> int | None:
+        """The descriptor a child process can `attach` the table by once its name is gone
+        (engine/search/shm.py's `descriptor`), or None."""
+        if self._memory is None:
+            return None
+        from engine.search import shm
+
+        return shm.descriptor(self._memory)
+
     def unlink(self) -> None:
         """Removes the shared block's name once every process has attached it: the memory stays
         until the last one lets go, and nothing is left behind should this process be killed."""
