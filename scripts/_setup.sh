@@ -5,6 +5,32 @@ BRUDNO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BRUDNO_VENV="$BRUDNO_ROOT/.venv"
 BRUDNO_PY="$BRUDNO_VENV/bin/python"
 
+# The set-up lock is a symbolic link whose target is the holder's pid: making a link is atomic on
+# every system and names its holder at once, where flock(1) is missing on macOS. A link left by a
+# set-up that was killed midway names a process that is gone, and the next set-up removes it.
+brudno_lock() {
+    local lock="$1"
+    until ln -s "$$" "$lock" 2>/dev/null; do
+        brudno_break_stale_lock "$lock"
+        sleep 0.1
+    done
+}
+
+brudno_unlock() {
+    rm -f "$1"
+}
+
+brudno_break_stale_lock() {
+    local lock="$1" holder
+    holder="$(readlink "$lock" 2>/dev/null)" || return 0
+    [[ -n "$holder" ]] && ! kill -0 "$holder" 2>/dev/null || return 0
+    # Only one waiter removes it: another that saw the same dead holder could otherwise remove the
+    # lock the first one has just taken.
+    ln -s "$$" "$lock.break" 2>/dev/null || return 0
+    [[ "$(readlink "$lock" 2>/dev/null)" == "$holder" ]] && rm -f "$lock"
+    rm -f "$lock.break"
+}
+
 brudno_setup() {
     local stamp="$BRUDNO_VENV/.brudno-installed"
     if [[ -f "$stamp" && ! "$BRUDNO_ROOT/pyproject.toml" -nt "$stamp" ]]; then
@@ -12,8 +38,8 @@ brudno_setup() {
     fi
     # A match runner may start two copies at once right after cloning: the second waits here.
     mkdir -p "$BRUDNO_ROOT/.venv-lock.d"
-    exec 9>"$BRUDNO_ROOT/.venv-lock.d/lock"
-    flock 9
+    local lock="$BRUDNO_ROOT/.venv-lock.d/holder"
+    brudno_lock "$lock"
     if [[ ! -f "$stamp" || "$BRUDNO_ROOT/pyproject.toml" -nt "$stamp" ]]; then
         echo "brudno: setting up $BRUDNO_VENV (first run only)..." >&2
         local python="${PYTHON:-python3}"
@@ -24,6 +50,5 @@ brudno_setup() {
         "$BRUDNO_PY" -m engine warmup >&2
         touch "$stamp"
     fi
-    flock -u 9
-    exec 9>&-
+    brudno_unlock "$lock"
 }

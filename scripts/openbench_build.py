@@ -1,26 +1,30 @@
 #!/usr/bin/env python3
 """Builds one self-contained Brudno executable, as `make EXE=<name>` does (the Makefile's recipe).
 
-    python3 scripts/openbench_build.py <name>
+    python3 scripts/openbench_build.py <name> [--evalfile <network>]
 
-OpenBench's client unpacks a commit's source, runs `make -j EXE=<name>` in it, keeps only the file
-<name> and deletes the tree. So the source this tree holds (engine/ and pyproject.toml) is copied
-to ``$BRUDNO_HOME/builds/<hash>/`` (default ``~/.local/share/brudno``; the hash is of that source,
+OpenBench's client unpacks a commit's source, runs `make -j EXE=<name>` in it (with
+`EVALFILE=<network>` when the test has a network), keeps only the file <name> and deletes the
+tree. So the source this tree holds (engine/ and pyproject.toml) is copied to
+``$BRUDNO_HOME/builds/<hash>/`` (default ``~/.local/share/brudno``; the hash is of that source,
 its dependencies and the Python that runs it), with a virtual environment of the dependencies
 (``venvs/<hash of the dependencies and the Python>``, shared by the builds that declare the same),
 and numba's cache of the copy is filled by a warm-up and a bench; then <name> is written: a
-launcher that runs that environment's Python on that copy. A build that exists is reused.
+launcher that runs that environment's Python on that copy. A build that exists is reused. A
+network is copied to ``networks/<hash of its bytes>.npz`` and benched, and the launcher names it in
+BRUDNO_EVALFILE, which makes it EvalFile's default (engine/protocol/options.py).
 
 The launcher is a shell script that `exec`s that Python on an entry file at the copy's root (so
 Python finds the copy's engine package) with the launcher's own path as the first argument, so the
 process's command line keeps <name> (OpenBench ends engines with `pkill -f <name>`). It drops
 NUMBA_CACHE_DIR, so that the kernels come from the copy's own cache (filled here) and not from a
-cache of the user's where they were never compiled.
+cache of the user's where they were never compiled, and sets or drops BRUDNO_EVALFILE.
 Standard library only: it runs before any environment exists.
 """
 
 from __future__ import annotations
 
+import argparse
 import fcntl
 import hashlib
 import importlib.util
@@ -37,6 +41,7 @@ SOURCE = ("pyproject.toml", "engine")  # what the engine needs at run time, rela
 SKIPPED_PARTS = {"__pycache__"}
 SKIPPED_SUFFIXES = {".pyc", ".nbi", ".nbc"}
 UNSAFE = re.compile(r"[\"'\\$`\s]")  # paths the launcher's shell-and-Python line cannot quote
+EVALFILE_VARIABLE = "BRUDNO_EVALFILE"  # engine/protocol/options.py's: EvalFile's default
 
 
 def home() -> Path:
@@ -109,9 +114,14 @@ def run(command: list[str], **kwargs) -> None:
     subprocess.run(command, check=True, **kwargs)
 
 
-def engine_environment() -> dict[str, str]:
-    """The environment the engine runs in: without NUMBA_CACHE_DIR (see the docstring)."""
-    return {key: value for key, value in os.environ.items() if key != "NUMBA_CACHE_DIR"}
+def engine_environment(network: Path | None = None) -> dict[str, str]:
+    """The environment the engine runs in: without NUMBA_CACHE_DIR (see the docstring), with
+    ``network`` as EvalFile's default (and none from the caller's environment)."""
+    environment = {key: value for key, value in os.environ.items()
+                   if key not in ("NUMBA_CACHE_DIR", EVALFILE_VARIABLE)}
+    if network is not None:
+        environment[EVALFILE_VARIABLE] = str(network)
+    return environment
 
 
 def make_environment(root: Path = ROOT) -> Path:
@@ -184,22 +194,47 @@ def make_build(root: Path = ROOT) -> tuple[Path, Path]:
     return folder, python
 
 
+def store_network(path: Path) -> Path:
+    """A copy of the network file ``path`` in ``networks/``, named by a hash of its bytes (made
+    once), so that the launcher does not depend on the client's file staying where it is."""
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise SystemExit(f"openbench_build: cannot read EVALFILE {path}: {error}") from None
+    stored = home() / "networks" / f"{hashlib.sha256(data).hexdigest()[:16]}.npz"
+    if not stored.exists():
+        stored.parent.mkdir(parents=True, exist_ok=True)
+        partial = stored.with_name(f".{stored.name}.{os.getpid()}.partial")
+        partial.write_bytes(data)
+        partial.replace(stored)
+    return stored
+
+
+def bench_network(folder: Path, python: Path, network: Path) -> None:
+    """Benches the build with ``network``: the signature it gives goes into the build's log, and
+    a file that is not a network of this engine fails the build rather than the first game."""
+    run([str(python), "-m", "engine", "bench"], cwd=folder, env=engine_environment(network))
+
+
 ENTRY = "openbench_entry.py"  # at the copy's root, so that Python finds its engine package
 ENTRY_TEXT = ('"""Brudno of this copy, as an OpenBench launcher starts it: the first argument is the'
               ' launcher\'s own path,\nkept so that the command line names the executable."""\n'
               "import sys\n\nfrom engine.protocol.cli import main\n\nsys.exit(main(sys.argv[2:]))\n")
 
 
-def launcher(folder: Path, python: Path) -> str:
+def launcher(folder: Path, python: Path, network: Path | None = None) -> str:
     """The text of the executable that runs ``python`` on the copy in ``folder`` (its entry,
-    ENTRY, is written there by `main`)."""
-    for path in (folder, python):
-        if UNSAFE.search(str(path)):
+    ENTRY, is written there by `main`), with ``network`` as EvalFile's default if given."""
+    for path in (folder, python, network):
+        if path is not None and UNSAFE.search(str(path)):
             raise SystemExit(f"openbench_build: cannot launch from {path} (quotes, spaces or $): "
                              "set BRUDNO_HOME to a plain path")
+    evalfile = (f'{EVALFILE_VARIABLE}="{network}"; export {EVALFILE_VARIABLE}\n' if network is not None
+                else f'unset {EVALFILE_VARIABLE}\n')
     return (f'#!/bin/sh\n'
             f'# Brudno built from {folder} (scripts/openbench_build.py, docs/openbench.md).\n'
             f'unset NUMBA_CACHE_DIR\n'
+            f'{evalfile}'
             f'exec "{python}" "{folder}/{ENTRY}" "$0" "$@"\n')
 
 
@@ -213,14 +248,22 @@ def write_executable(name: str, text: str) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 1 or not argv[0]:
-        print("usage: openbench_build.py <executable name>", file=sys.stderr)
-        return 2
+    parser = argparse.ArgumentParser(prog="openbench_build.py",
+                                     description="Build a Brudno executable, as `make EXE=<name>` does.")
+    parser.add_argument("name", help="the executable to write")
+    parser.add_argument("--evalfile", type=Path, help="a network (.npz) for EvalFile's default")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if not args.name:
+        parser.error("the executable's name is empty")
     folder, python = make_build()
     if not (folder / ENTRY).exists():
         (folder / ENTRY).write_text(ENTRY_TEXT)
-    path = write_executable(argv[0], launcher(folder, python))
+    network = None
+    if args.evalfile is not None:
+        network = store_network(args.evalfile.resolve())
+        log(f"network {args.evalfile} as {network}")
+        bench_network(folder, python, network)
+    path = write_executable(args.name, launcher(folder, python, network))
     log(f"wrote {path}")
     return 0
 

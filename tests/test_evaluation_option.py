@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 
 import chess
 import numpy as np
@@ -86,3 +89,45 @@ def test_helpers_evaluate_with_the_network_too(raw, constant_network):
     assert score_at_depth(raw, 5) == -BIAS_CP
     raw.send("isready")
     assert not [line for line in raw.read_until("readyok") if failed(line)]
+
+
+# ---------------------------------------------------------------------- BRUDNO_EVALFILE
+
+def test_brudno_evalfile_is_evalfiles_default_and_what_the_engine_plays(constant_network):
+    raw = RawUci(env={**os.environ, "BRUDNO_EVALFILE": str(constant_network)})
+    try:
+        raw.send("uci")
+        assert f"option name EvalFile type string default {constant_network}" in raw.read_until("uciok")
+        assert score_at_depth(raw, 3) == -BIAS_CP
+        raw.send("eval")
+        lines = raw.sync()
+        assert any(line.startswith(f"NNUE network {constant_network}: ") for line in lines)
+        assert any(line.startswith("NNUE evaluation") and f"({BIAS_CP} cp)" in line for line in lines)
+    finally:
+        assert raw.close() == 0
+
+
+def bench_nodes(env: dict[str, str]) -> int:
+    done = subprocess.run([sys.executable, "-m", "engine", "bench", "2"], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return int(re.search(r"Nodes searched\s*:\s*(\d+)", done.stdout).group(1))
+
+
+def test_the_bench_plays_brudno_evalfiles_network(constant_network):
+    env = {key: value for key, value in os.environ.items() if key != "BRUDNO_EVALFILE"}
+    assert bench_nodes({**env, "BRUDNO_EVALFILE": str(constant_network)}) != bench_nodes(env)
+
+
+def test_an_unusable_brudno_evalfile_is_reported_and_the_shipped_network_played(tmp_path):
+    missing = tmp_path / "missing.npz"
+    raw = RawUci(env={**os.environ, "BRUDNO_EVALFILE": str(missing)})
+    try:
+        raw.start()
+        assert any(line.startswith("info string error: cannot use the network")
+                   and line.endswith("the shipped network is used") for line in raw.lines)
+        assert abs(score_at_depth(raw, 3)) < 200
+        raw.send("eval")
+        assert any(line.startswith("NNUE network ") and "weights" in line for line in raw.sync())
+    finally:
+        assert raw.close() == 0

@@ -339,9 +339,10 @@ def test_converter_writes_chunks_the_trainer_reads(tmp_path: Path) -> None:
 def test_make_builds_a_self_contained_executable(tmp_path: Path) -> None:
     # The source as OpenBench unpacks it: the repository's files, nothing built (so the build
     # compiles every kernel: about two minutes here).
-    source = tmp_path / "Brudno-src"
-    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+    pristine, source = tmp_path / "unpacked", tmp_path / "Brudno-src"
+    shutil.copytree(ROOT, pristine, ignore=shutil.ignore_patterns(
         ".venv*", ".git", "__pycache__", "*.pyc", ".pytest_cache", ".hypothesis", "out"))
+    shutil.copytree(pristine, source)
     env = {**os.environ, "BRUDNO_HOME": str(tmp_path / "home")}
     name = "Brudno-0123ABCD"
     build = subprocess.run(["make", "-j", f"EXE={name}", "CC=gcc"], cwd=source, env=env,
@@ -392,6 +393,72 @@ def test_make_builds_a_self_contained_executable(tmp_path: Path) -> None:
         engine.wait()
     fens, seconds = run_genfens([str(engines / name)], seed=5)
     assert len(fens) == 4 and seconds < 15
+    # The same source with a network (EVALFILE): the build is reused, the launcher plays the
+    # network, which EvalFile's default and `eval` name.
+    shutil.copytree(pristine, source)
+    network = constant_network(tmp_path / "Networks" / "0123abcd", 1500)
+    with_network = "Brudno-0123ABCD-net"
+    build = subprocess.run(["make", "-j", f"EXE={with_network}", "CC=gcc", f"EVALFILE={network}"],
+                           cwd=source, env=env, capture_output=True, text=True, timeout=600)
+    assert build.returncode == 0, build.stdout + build.stderr
+    assert "reusing" in build.stdout
+    shutil.move(source / with_network, engines / with_network)
+    shutil.rmtree(source)
+    done = subprocess.run([f"./{with_network}", "uci", "eval", "quit"], cwd=engines, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    (announced,) = [line for line in done.stdout.splitlines() if line.startswith("option name EvalFile")]
+    stored = Path(announced.split(" default ", 1)[1])
+    assert stored.parent == tmp_path / "home" / "networks" and stored.read_bytes() == network.read_bytes()
+    assert f"NNUE network {stored}: " in done.stdout
+    assert "(1500 cp)" in done.stdout
+    done = subprocess.run([f"./{with_network}", "bench"], cwd=engines, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert openbench_bench_numbers(done.stdout)[0] not in (None, BENCH_SIGNATURE)
+
+
+def constant_network(path: Path, bias_cp: int) -> Path:
+    """A network at ``path`` (any name: OpenBench names them by a hash, without a suffix) that
+    ignores the pieces and gives the side to move ``bias_cp``."""
+    from engine.evaluation import network as nn
+
+    hidden = 32
+    path.parent.mkdir(parents=True, exist_ok=True)
+    written = path.with_name(path.name + ".npz")  # (numpy adds the suffix to a name without it)
+    nn.save_network(nn.Parameters(np.zeros((nn.N_INPUTS, hidden), np.float32),
+                                  np.zeros(hidden, np.float32), np.zeros(2 * hidden, np.float32),
+                                  bias_cp / nn.OUTPUT_SCALE), written)
+    written.rename(path)
+    return path
+
+
+def test_make_passes_evalfile_to_the_build() -> None:
+    def recipe(*variables: str) -> str:
+        done = subprocess.run(["make", "-n", "EXE=Brudno-x", *variables], cwd=ROOT,
+                              capture_output=True, text=True, timeout=30)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    assert recipe("EVALFILE=../Networks/abc.npz").endswith(
+        'scripts/openbench_build.py "Brudno-x" --evalfile "../Networks/abc.npz"')
+    assert "--evalfile" not in recipe() and "--evalfile" not in recipe("CC=gcc")
+
+
+def test_the_launcher_names_the_stored_network(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BRUDNO_HOME", str(tmp_path / "home"))
+    given = constant_network(tmp_path / "net.npz", 100)
+    stored = openbench_build.store_network(given)
+    assert stored.parent == tmp_path / "home" / "networks"
+    assert stored.read_bytes() == given.read_bytes()
+    assert openbench_build.store_network(given) == stored  # the same bytes, the same file
+    text = openbench_build.launcher(tmp_path / "build", Path(sys.executable), stored)
+    assert f'BRUDNO_EVALFILE="{stored}"; export BRUDNO_EVALFILE\n' in text
+    assert "unset BRUDNO_EVALFILE\n" in openbench_build.launcher(tmp_path / "build",
+                                                                  Path(sys.executable))
+    env = openbench_build.engine_environment(stored)
+    assert env["BRUDNO_EVALFILE"] == str(stored) and "NUMBA_CACHE_DIR" not in env
+    monkeypatch.setenv("BRUDNO_EVALFILE", "/elsewhere.npz")
+    assert "BRUDNO_EVALFILE" not in openbench_build.engine_environment()
 
 
 def test_a_checkout_lends_kernels_compiled_from_its_own_source(tmp_path: Path) -> None:

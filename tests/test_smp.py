@@ -355,3 +355,68 @@ def test_isready_never_waits_for_starting_helpers_past_its_limit(loaded_engine):
     engine.send("position startpos", "go depth 6")
     lines = engine.read_until("bestmove")
     assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board().legal_moves
+
+
+# ---------------------------------------------------------------------- a helper that dies
+
+@linux_only
+def test_a_killed_helper_is_replaced_at_the_next_search_and_joins_it():
+    tt = TranspositionTable(2, shared=True)
+    errors: list[str] = []
+    helpers = HelperPool(1, tt, errors.append)
+    try:
+        helpers.wait_ready()
+        assert not brudno_blocks(os.getpid())  # the names are gone: the new one cannot use them
+        killed = helpers.helpers[0].process
+        killed.send_signal(signal.SIGKILL)
+        assert wait_until(lambda: helpers.helpers[0].state == "dead")
+        helpers.start(chess.Board(KIWIPETE), Limits(), generation=tt.generation)  # until stopped
+        assert any(e == "helper 1 had exited; a new one is starting" for e in errors), errors
+        replacement = helpers.helpers[0]
+        assert replacement.process.pid != killed.pid and helpers.active == 1
+        # It joins the search under way once it has loaded, and searches in the shared table.
+        assert wait_until(lambda: helpers.nodes() > 0, timeout=120), errors
+        assert replacement.state == "searching"
+        helpers.wait_idle()
+        assert replacement.state == "idle" and tt.table.any()
+    finally:
+        helpers.close()
+        tt.close()
+
+
+@linux_only
+def test_after_a_helper_is_killed_the_next_go_searches_with_two_again():
+    engine = RawUci()
+    try:
+        engine.send("setoption name Threads value 2")
+        wait_for_helpers(engine)  # (one that dies while starting is not started again)
+        (helper,) = children(engine.process.pid)
+        os.kill(helper, signal.SIGKILL)
+        assert wait_until(lambda: not is_running(helper))
+        engine.sync()
+        lines = engine.go(None, "go movetime 300")
+        assert "info string helper 1 had exited; a new one is starting" in lines
+        assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board().legal_moves
+        wait_for_helpers(engine)  # the new one has loaded
+        (replacement,) = children(engine.process.pid)
+        assert replacement != helper
+        before = cpu_ticks(replacement)
+        lines = engine.go(None, "go movetime 1000")
+        assert cpu_ticks(replacement) - before > 20  # it searched beside the main search
+        assert not any("helper" in line for line in lines)
+    finally:
+        assert engine.close() == 0
+
+
+def wait_for_helpers(engine: RawUci) -> None:
+    """Returns once `isready` no longer says that helpers are still starting."""
+    deadline = time.monotonic() + 120
+    while any("still loading" in line for line in engine.sync()):
+        assert time.monotonic() < deadline, "the helpers did not start within 120 s"
+
+
+def cpu_ticks(pid: int) -> int:
+    """User and system time of ``pid`` in clock ticks (from /proc)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])

@@ -395,3 +395,44 @@ def test_tb_scores_sit_between_evaluations_and_mates() -> None:
     assert wdl_to_score(2, 5) == TB_WIN_SCORE - 5
     assert wdl_to_score(-2, 5) == -TB_WIN_SCORE + 5
     assert wdl_to_score(1) == wdl_to_score(-1) == wdl_to_score(0) == 0
+
+
+# --- Syzygy50MoveRule and SyzygyProbeDepth ----------------------------------------------------
+
+def test_without_the_fifty_move_rule_a_cursed_win_is_a_win(tablebases: Tablebases) -> None:
+    tablebases.rule50 = False
+    late = tablebases.probe_root(chess.Board(KQVK.replace(" 0 1", " 90 1")))
+    assert late.wdl == 2 and late.dtz == 11 and late.score == TB_WIN_SCORE - 11
+    assert late.moves == tablebases.probe_root(chess.Board(KQVK)).moves
+
+
+def test_without_the_fifty_move_rule_a_blessed_loss_is_a_loss(tablebases: Tablebases) -> None:
+    tablebases.rule50 = False
+    late = tablebases.probe_root(chess.Board(KRVK.replace(" 0 1", " 80 1")))
+    assert late.wdl == -2 and late.score == -TB_WIN_SCORE + 30
+
+
+class CursedTables:
+    """Stands in for chess.syzygy's tables: every position a cursed win for the side to move."""
+
+    def probe_wdl(self, board: chess.Board) -> int:
+        return 1
+
+
+@pytest.mark.parametrize("rule50, wdl", [(True, 1), (False, 2)])
+def test_the_tree_counts_cursed_wins_by_the_fifty_move_rule_option(
+        tablebases: Tablebases, monkeypatch: pytest.MonkeyPatch, rule50: bool, wdl: int) -> None:
+    monkeypatch.setattr(tablebases, "_tables", CursedTables())  # (the real ones back to be closed)
+    tablebases.rule50 = rule50
+    assert tablebases.probe_wdl(chess.Board(KQVK)) == wdl
+
+
+def test_the_probe_depth_holds_back_only_positions_of_the_most_pieces(tablebases: Tablebases) -> None:
+    tablebases.probe_limit, tablebases.probe_depth = 4, 5
+    assert tablebases.tree_probe_depth == 5
+    assert not tablebases.probes_in_tree(4, 4) and tablebases.probes_in_tree(4, 5)
+    assert tablebases.probes_in_tree(3, 1)  # fewer pieces: at any depth
+    assert not tablebases.probes_in_tree(5, 100)
+    # Tables that stop below the limit: the probe depth no longer applies, as in Stockfish.
+    tablebases.probe_limit = 7
+    assert tablebases.tree_probe_depth == 0 and tablebases.probes_in_tree(4, 1)

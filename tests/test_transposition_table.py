@@ -151,3 +151,24 @@ def test_hashfull_reads_the_generation_beside_static_scores():
     assert tt.hashfull() == 1000
     tt.new_search()
     assert tt.hashfull() == 0
+
+
+def test_a_table_larger_than_the_machine_is_refused_and_the_old_one_kept(monkeypatch):
+    from engine.search import table_size
+
+    tt = TranspositionTable(2)
+    move = chess.Move.from_uci("e2e4")
+    tt.store(12345, 5, LOWER, 40, move)
+    monkeypatch.setattr(table_size, "physical_memory", lambda: 64 * 1024 * 1024)
+    with pytest.raises(MemoryError, match="more than this machine's memory"):
+        tt.resize(128)
+    assert tt.megabytes == 2 and tt.probe(12345) == (5, LOWER, 40, move)
+    tt.resize(32)  # within it
+    assert tt.megabytes == 32 and tt.probe(12345) is None
+
+
+def test_the_largest_table_holds_two_to_the_32_entries_at_most():
+    from engine.search.table_size import MAX_ENTRIES, entries_for
+
+    assert entries_for(16) == 1_048_320
+    assert entries_for(65537) == MAX_ENTRIES == entries_for(33554432)  # 64 GiB

@@ -2,7 +2,8 @@
 
 `Tablebases.open` takes a SyzygyPath value; `probe_wdl` answers inside the search; `probe_root`
 tells the root which moves keep the best result and which of them makes progress under the
-50-move rule. Probes never raise: a position the tables cannot answer gives None.
+50-move rule (or, with the rule off as Syzygy50MoveRule=false asks, counts cursed wins and blessed
+losses as wins and losses). Probes never raise: a position the tables cannot answer gives None.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import chess
 import chess.syzygy
 
 # The scores are defined with the TT's, which stores them relative to the node like mate scores.
-from engine.evaluation.score import MATE_BOUND, TB_WIN_SCORE, wdl_to_score
+from engine.evaluation.score import MATE_BOUND, TB_WIN_SCORE, TB_WIN_THRESHOLD, wdl_to_score
 
 if TYPE_CHECKING:
     from engine.search.results import Info
@@ -26,6 +27,7 @@ __all__ = ["RootProbe", "TablebaseError", "Tablebases", "split_syzygy_path",
            "tablebase_root_limits", "with_tablebase_score"]
 
 DEFAULT_PROBE_LIMIT = 7
+DEFAULT_PROBE_DEPTH = 1
 
 _NO_PATH = ("", "<empty>")
 # A win whose zeroing move lies this many plies ahead (halfmove clock included) may already be
@@ -50,7 +52,8 @@ class RootProbe:
         first in generation order. With DTZ only moves[0] is ranked: the others follow in
         generation order, and under a high halfmove clock they may be too slow to keep a win.
     wdl: the outcome from the side to move, -2..2, with the halfmove clock taken into account
-        (1 = cursed win, -1 = blessed loss: both draws under the 50-move rule).
+        (1 = cursed win, -1 = blessed loss: both draws under the 50-move rule; without the rule,
+        Tablebases.rule50 False, every win is 2 and every loss -2).
     dtz: DTZ of moves[0] from the side to move, in plies including the move itself (positive when
         winning); None if only WDL tables were found, in which case `moves` is ranked by WDL only
         (mates first, then zeroing moves) and the search should choose among them.
@@ -86,6 +89,11 @@ class Tablebases:
         self._directories: list[str] = []
         self.probe_limit: int = DEFAULT_PROBE_LIMIT
         """The SyzygyProbeLimit option: positions with more pieces are not probed."""
+        self.probe_depth: int = DEFAULT_PROBE_DEPTH
+        """The SyzygyProbeDepth option: see `probes_in_tree`."""
+        self.rule50: bool = True
+        """The Syzygy50MoveRule option: False counts cursed wins and blessed losses (draws under
+        the 50-move rule) as wins and losses, in every probe."""
 
     @property
     def is_open(self) -> bool:
@@ -104,6 +112,19 @@ class Tablebases:
     def limit(self) -> int:
         """The most pieces a probed position may have: min(max_pieces, probe_limit)."""
         return min(self._max_pieces, self.probe_limit)
+
+    @property
+    def tree_probe_depth(self) -> int:
+        """The least remaining depth at which the tree probes a position of exactly `limit`
+        pieces: probe_depth, or 0 when the tables stop below probe_limit (as in Stockfish, whose
+        SyzygyProbeDepth then no longer applies). Positions with fewer pieces are probed at any
+        depth: their probes are cheap, and they cut the tree most."""
+        return self.probe_depth if self.probe_limit <= self._max_pieces else 0
+
+    def probes_in_tree(self, pieces: int, depth: int) -> bool:
+        """Whether the search probes a node of ``pieces`` pieces (kings included) with ``depth``
+        plies left (besides its halfmove clock at 0 and no castling rights)."""
+        return pieces < self.limit or (pieces == self.limit and depth >= self.tree_probe_depth)
 
     def open(self, path: str) -> None:
         """Load the tables in the directories of the SyzygyPath value `path`.
@@ -153,7 +174,7 @@ class Tablebases:
         if tables is None:
             return None
         try:
-            return tables.probe_wdl(board)
+            return _counted(tables.probe_wdl(board), self.rule50)
         except _PROBE_ERRORS:
             return None
 
@@ -168,22 +189,28 @@ class Tablebases:
             return None
         work = board.copy(stack=False)
         try:
-            return _rank_by_dtz(tables, work)
+            return _rank_by_dtz(tables, work, self.rule50)
         except _PROBE_ERRORS:
             pass
         # Without DTZ tables the root can still drop the moves that spoil the result.
         try:
-            return _rank_by_wdl(tables, work)
+            return _rank_by_wdl(tables, work, self.rule50)
         except _PROBE_ERRORS:
             return None
 
 
-def _rank_by_dtz(tables: chess.syzygy.Tablebase, board: chess.Board) -> RootProbe:
+def _counted(wdl: int, rule50: bool) -> int:
+    """``wdl`` as it counts: with the 50-move rule off a cursed win is a win, a blessed loss a loss."""
+    return wdl if rule50 or abs(wdl) != 1 else 2 * wdl
+
+
+def _rank_by_dtz(tables: chess.syzygy.Tablebase, board: chess.Board, rule50: bool = True) -> RootProbe:
     """RootProbe from DTZ; raises a probe error if a table is missing.
 
     Every move gets its WDL (a fraction of a millisecond each); DTZ, about a millisecond per
     python-chess lookup, is sought only for the moves that keep the best result, and only
-    until the best of them is known.
+    until the best of them is known. Without the 50-move rule the moves that keep a win include
+    the cursed ones, ranked by DTZ with the others (a true win's DTZ is the lower).
     """
     clock = board.halfmove_clock
     # (move, wdl, dtz, exact): the dtz of a quiet move to a won or lost position is found later.
@@ -203,25 +230,32 @@ def _rank_by_dtz(tables: chess.syzygy.Tablebase, board: chess.Board) -> RootProb
             ranked.append((move, wdl, chess.syzygy.dtz_before_zeroing(wdl), True))
         else:
             ranked.append((move, wdl, 0 if wdl == 0 else None, False))
-    top = max(wdl for _, wdl, _, _ in ranked)
-    keep = [item for item in ranked if item[1] == top]
+    top = max(_counted(wdl, rule50) for _, wdl, _, _ in ranked)
+    keep = [item for item in ranked if _counted(item[1], rule50) == top]
     # Ascending DTZ serves both sides: the smallest positive DTZ wins fastest, the most negative
     # DTZ loses slowest. Among equals a mate comes first (sorted() keeps the order of `ranked`).
     known = sorted((item for item in keep if item[2] is not None), key=lambda item: item[2])
     best = known[0] if known else None
-    unknown = [move for move, _, dtz, _ in keep if dtz is None]
+    unknown = [(move, wdl) for move, wdl, dtz, _ in keep if dtz is None]
     # A mate or a zeroing move that keeps the win (DTZ 1) cannot be bettered.
     if unknown and not (best is not None and best[2] == 1):
-        move, dtz = _lowest_dtz(tables, board, unknown, top)
+        results = {wdl for _, wdl in unknown}
+        # Cursed and true wins (or losses) together: each move is looked up as python-chess does.
+        wdl = results.pop() if len(results) == 1 else (1 if top > 0 else -1)
+        move, dtz = _lowest_dtz(tables, board, [move for move, _ in unknown], wdl)
         if best is None or dtz < best[2]:
             best = (move, top, dtz, False)
     assert best is not None
     best_move, _, dtz, exact = best
-    wdl = _outcome(dtz, clock, exact)
+    if rule50:
+        wdl = _outcome(dtz, clock, exact)
+    else:
+        wdl = 2 if dtz > 0 else -2 if dtz < 0 else 0
+    # (A cursed win's DTZ may pass 1000 plies: its score stays among the tablebase scores.)
     if wdl == 2:
-        score = TB_WIN_SCORE - dtz
+        score = max(TB_WIN_SCORE - dtz, TB_WIN_THRESHOLD)
     elif wdl == -2:
-        score = -TB_WIN_SCORE - dtz
+        score = min(-TB_WIN_SCORE - dtz, -TB_WIN_THRESHOLD)
     else:
         score = 0
     moves = [best_move] + [move for move, _, _, _ in keep if move != best_move]
@@ -230,7 +264,8 @@ def _rank_by_dtz(tables: chess.syzygy.Tablebase, board: chess.Board) -> RootProb
 
 def _lowest_dtz(tables: chess.syzygy.Tablebase, board: chess.Board, moves: list[chess.Move],
                 wdl: int) -> tuple[chess.Move, int]:
-    """The move of `moves` (quiet moves, all with the result `wdl`) with the lowest DTZ, and it.
+    """The move of `moves` (quiet moves, all with the result `wdl`, or ±1 when cursed and true
+    results mix) with the lowest DTZ, and it.
 
     A DTZ table holds one side to move. When it holds the side to move after `moves`, each
     costs one lookup. When it holds ours instead, python-chess would answer each move with a
@@ -239,12 +274,13 @@ def _lowest_dtz(tables: chess.syzygy.Tablebase, board: chess.Board, moves: list[
     better than the best so far, and the root's own DTZ (one lookup) ends the search once a
     move reaches it.
     """
-    board.push(moves[0])
-    try:
-        _, stored = tables.probe_dtz_table(board, -wdl)
-    finally:
-        board.pop()
-    if stored >= 0 or abs(wdl) != 2:
+    if abs(wdl) == 2:
+        board.push(moves[0])
+        try:
+            _, stored = tables.probe_dtz_table(board, -wdl)
+        finally:
+            board.pop()
+    if abs(wdl) != 2 or stored >= 0:
         # (Cursed wins and blessed losses are rare enough for python-chess's own search.)
         best: tuple[chess.Move, int] | None = None
         for move in moves:
@@ -351,7 +387,7 @@ def _losing_move_dtz(tables: chess.syzygy.Tablebase, child: chess.Board, bound: 
     return -shortest - 1
 
 
-def _rank_by_wdl(tables: chess.syzygy.Tablebase, board: chess.Board) -> RootProbe:
+def _rank_by_wdl(tables: chess.syzygy.Tablebase, board: chess.Board, rule50: bool = True) -> RootProbe:
     """RootProbe from WDL alone, for directories without DTZ tables."""
     ranked = []
     for move in list(board.legal_moves):
@@ -359,7 +395,7 @@ def _rank_by_wdl(tables: chess.syzygy.Tablebase, board: chess.Board) -> RootProb
         board.push(move)
         try:
             mate = board.is_checkmate()
-            wdl = 2 if mate else -tables.probe_wdl(board)
+            wdl = 2 if mate else _counted(-tables.probe_wdl(board), rule50)
         finally:
             board.pop()
         ranked.append((move, wdl, (not mate, not zeroing)))

@@ -69,16 +69,18 @@ def run_bench(depth: int | None = None, out: Callable[[str], None] = print,
               positions: list[str] | None = None,
               evaluate: Callable[[chess.Board], int] | None = None) -> tuple[int, float]:
     """Searches every position to ``depth`` with ``evaluate`` (by default the engine's default
-    evaluation, the shipped network); prints per-position and total figures.
+    evaluation: the network of EvalFile's default, the shipped one unless a build names another);
+    prints per-position and total figures.
 
     Returns (nodes, seconds).
     """
-    from engine.evaluation.network import evaluator
+    from engine.evaluation.network import NETWORK_FILE, evaluator
+    from engine.protocol.options import find
     from engine.search.root import Search
     from engine.search.tt import TranspositionTable
 
     if evaluate is None:
-        evaluate = evaluator()
+        evaluate = evaluator(find("EvalFile").default or NETWORK_FILE)
 
     depth = depth or DEFAULT_DEPTH
     positions = positions or POSITIONS

@@ -24,6 +24,7 @@ from engine.protocol import strength, tuning
 from engine.evaluation import wdl
 from engine.knowledge.book import BookError, OpeningBook
 from engine.knowledge.tablebase import TablebaseError, Tablebases, tablebase_root_limits, with_tablebase_score
+from engine.search.table_size import check_fits
 from engine.search.timeman import Limits, TimeBudget, budget
 
 if TYPE_CHECKING:
@@ -97,7 +98,13 @@ class Engine:
             # The options that need the search may have been set while it compiled: they were
             # only recorded (set_option), and are applied here, under the lock set_option takes.
             with self._setup_lock:
-                self.tt = TranspositionTable(self.options["Hash"])
+                try:
+                    self.tt = TranspositionTable(self.options["Hash"])
+                except MemoryError as error:  # (a Hash set while loading was checked, not allocated)
+                    default = uci_options.find("Hash").default
+                    self.listener.on_message(f"error: {error}; Hash is {default}")
+                    self.options["Hash"] = default
+                    self.tt = TranspositionTable(default)
                 self._search = Search(self.tt)
                 self._apply_deferred_options()
                 self._loaded.set()
@@ -110,7 +117,12 @@ class Engine:
         """Applies what was set during the load, in order, as set_option would have: an unusable
         network file is reported and the evaluation before it kept."""
         if self.options["Use NNUE"]:
-            self._set_evaluation(True, self.options["EvalFile"])
+            try:
+                self._set_evaluation(True, self.options["EvalFile"])
+            except uci_options.OptionError as error:  # a default from BRUDNO_EVALFILE
+                self.listener.on_message(f"error: {error}; the shipped network is used")
+                self.options["EvalFile"] = ""
+                self._set_evaluation(True, "")
         for name, value in self._deferred:
             use_network = value if name == "Use NNUE" else self.options["Use NNUE"]
             path = value if name == "EvalFile" else self.options["EvalFile"]
@@ -169,6 +181,11 @@ class Engine:
         """Applies a `setoption`; raises OptionError (and changes nothing) when it is invalid."""
         option = uci_options.find(name)
         value = option.parse(raw_value)
+        if option.name == "Hash":
+            try:
+                check_fits(value)
+            except MemoryError as error:
+                raise uci_options.OptionError(f"{error}; the table keeps its size") from None
         self.stop()
         if option.name in NEED_THE_SEARCH and not self._loaded.is_set():
             with self._setup_lock:
@@ -194,7 +211,7 @@ class Engine:
             if self._search is not None:
                 try:
                     self.tt.resize(value)
-                except OSError as error:
+                except (OSError, MemoryError) as error:
                     raise uci_options.OptionError(f"{error}; the table keeps its size") from None
                 if self.helpers is not None:
                     self.helpers.attach(self.tt)
@@ -204,6 +221,10 @@ class Engine:
             self._open_tablebases(value)
         elif option.name == "SyzygyProbeLimit":
             self.tablebases.probe_limit = value
+        elif option.name == "SyzygyProbeDepth":
+            self.tablebases.probe_depth = value
+        elif option.name == "Syzygy50MoveRule":
+            self.tablebases.rule50 = value
         elif option.name in ("Use NNUE", "EvalFile"):
             use_network = value if option.name == "Use NNUE" else self.options["Use NNUE"]
             path = value if option.name == "EvalFile" else self.options["EvalFile"]

@@ -59,11 +59,17 @@ class Option:
 
 # Each helper is a process of its own (about 55 MB beyond the table): more than the cores only slow the search.
 MAX_THREADS = max(256, os.cpu_count() or 1)
+# A build made with a network (`make EVALFILE=...`, scripts/openbench_build.py) names it here in its
+# launcher's environment: EvalFile's default, as Stockfish's is the network built into it.
+EVALFILE_VARIABLE = "BRUDNO_EVALFILE"
+# Stockfish's maximum, so that configurations written for it are accepted; a table larger than the
+# machine's memory is refused when it is set (engine/search/table_size.py).
+MAX_HASH = 33554432
 
 OPTIONS: tuple[Option, ...] = (
     Option("Threads", "spin", 1, 1, MAX_THREADS,
            "search processes: the main search and Threads - 1 helpers sharing the hash table"),
-    Option("Hash", "spin", 16, 1, 4096, "transposition table size in MB"),
+    Option("Hash", "spin", 16, 1, MAX_HASH, "transposition table size in MB"),
     Option("Clear Hash", "button", help="empty the transposition table"),
     Option("MultiPV", "spin", 1, 1, 256, "number of best lines to report"),
     Option("Move Overhead", "spin", 100, 0, 5000,
@@ -75,10 +81,14 @@ OPTIONS: tuple[Option, ...] = (
            help="always play the book's highest-weighted move instead of a weighted random one"),
     Option("SyzygyPath", "string", "",
            help="directories of Syzygy tablebases, separated by ':' (';' on Windows)"),
+    Option("SyzygyProbeDepth", "spin", 1, 1, 100,
+           "probe in the search tree only with at least this many plies left"),
+    Option("Syzygy50MoveRule", "check", True,
+           help="false: tablebase wins and losses the 50-move rule makes draws count as wins and losses"),
     Option("SyzygyProbeLimit", "spin", 7, 0, 7, "use tablebases only with at most this many pieces"),
     Option("Use NNUE", "check", True,
            help="evaluate with the network in EvalFile; off: the classical evaluation"),
-    Option("EvalFile", "string", "",
+    Option("EvalFile", "string", os.environ.get(EVALFILE_VARIABLE, ""),
            help="the network's weight file (.npz from scripts/training/train.py); empty: the one shipped"),
     Option("UCI_Chess960", "check", False,
            help="Chess960: castling as king-takes-rook, X-FEN and Shredder-FEN castling rights"),

@@ -5,6 +5,8 @@ engine removes the name (`unlink`) as soon as they have: the memory lives on whi
 nothing is left in /dev/shm should the engine be killed afterwards. Names carry the engine's pid,
 so that a block left by a killed engine (killed in the second between creating a block and its
 helpers attaching it) is removed by the next engine that starts helpers (`remove_orphans`).
+A helper started after the names are gone (one that replaces a helper that died) is given the
+blocks' file descriptors instead, and `attach` maps those (``fd:N`` in place of a name).
 
 multiprocessing's resource tracker is kept out: before Python 3.13 it registers every block a
 process opens and unlinks it when that process ends (a helper's exit would remove the engine's
@@ -14,6 +16,7 @@ table), and it is one more child process that could outlive the engine.
 from __future__ import annotations
 
 import itertools
+import mmap
 import os
 from contextlib import contextmanager
 from multiprocessing import resource_tracker
@@ -57,8 +60,37 @@ def create(size: int, kind: str) -> SharedMemory:
     return block
 
 
-def attach(name: str) -> SharedMemory:
-    """The block ``name``, created by another process."""
+INHERITED = "fd:"  # a "name" that is the number of a descriptor inherited from the engine
+
+
+def descriptor(block: SharedMemory) -> int | None:
+    """The descriptor a child process can map ``block`` by once its name is gone (POSIX), or
+    None (Windows, where a block keeps its name while any process has it open)."""
+    fd = getattr(block, "_fd", -1)
+    return fd if os.name == "posix" and fd >= 0 else None
+
+
+class InheritedBlock:
+    """A block mapped from a descriptor inherited from the engine: ``buf`` and ``close`` as a
+    SharedMemory's."""
+
+    def __init__(self, fd: int) -> None:
+        try:
+            self._map = mmap.mmap(fd, os.fstat(fd).st_size)
+        finally:
+            os.close(fd)
+        self.buf = memoryview(self._map)
+        self.name = f"{INHERITED}{fd}"
+
+    def close(self) -> None:
+        self.buf.release()
+        self._map.close()
+
+
+def attach(name: str) -> SharedMemory | InheritedBlock:
+    """The block ``name``, created by another process (or ``fd:N``: see `descriptor`)."""
+    if name.startswith(INHERITED):
+        return InheritedBlock(int(name[len(INHERITED):]))
     with _untracked():
         return SharedMemory(name)
 

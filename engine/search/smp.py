@@ -19,6 +19,10 @@ makes the main search's later iterations cheaper, the Lazy SMP speed-up. They di
 main search and from each other by skipping different iteration depths (`search.helper_skips_depth`)
 and by their own move-ordering history.
 
+A helper that dies (killed, out of memory) after it had started is replaced at the next search:
+`start` starts a new one in its place, says so through ``on_error``, and the new one joins that
+search as soon as it has loaded. One that fails while starting is not (it would fail again).
+
 The control block holds int64 words: word 0 is the id of the last search told to stop (a helper
 searching id n stops once it reads n or more there, so stopping needs no message and reaches a busy
 helper at once), word i the nodes helper i has searched in the current search (the main search
@@ -70,6 +74,7 @@ class _Helper:
         self.process = process
         self.state = "starting"  # starting, idle, searching, attaching, quitting, dead
         self.search_id = 0  # the last search it was given
+        self.started = False  # whether it ever reported ready
 
 
 class HelperPool:
@@ -89,6 +94,7 @@ class HelperPool:
         self.on_error = on_error
         self.search_id = 0
         self._counted = np.zeros(0, dtype=np.int64)  # the helpers searching the current search
+        self._search: dict | None = None  # the search under way, for a helper that starts during it
         self._lock = threading.Condition()
         self._control_block = shm.create(8 * (count + 1), "ctl")
         self.control = np.ndarray((count + 1,), dtype=np.int64, buffer=self._control_block.buf)
@@ -101,18 +107,45 @@ class HelperPool:
             self._unlink_pending = True
             self._unlink_when_attached()
 
-    def _spawn(self, index: int) -> None:
+    def _spawn(self, index: int, position: int | None = None) -> bool:
+        """Starts helper ``index`` (in place of the one at ``position`` in `helpers`, if given);
+        whether it started. A replacement is given the blocks' descriptors, their names being
+        gone once the first helpers attached them."""
+        control, table = self._control_block.name, self.tt.shared_name
+        inherited: tuple[int, ...] = ()
+        if position is not None:
+            descriptors = (shm.descriptor(self._control_block), self.tt.shared_descriptor)
+            if None not in descriptors:
+                inherited = descriptors
+                control, table = (f"{shm.INHERITED}{fd}" for fd in descriptors)
         command = [sys.executable, "-m", "engine.search.smp", str(index), str(os.getpid()),
-                   self._control_block.name, self.tt.shared_name, str(self.tt.entries)]
+                   control, table, str(self.tt.entries)]
         try:
-            process = _start_process(command)
+            process = _start_process(command, inherited)
         except OSError as error:
             self.on_error(f"helper {index} not started: {error}")
-            return
+            return False
         helper = _Helper(index, process)
-        self.helpers.append(helper)
+        if position is None:
+            self.helpers.append(helper)
+        else:
+            self.helpers[position] = helper
         threading.Thread(target=self._read, args=(helper,), name=f"brudno-helper-{index}",
                          daemon=True).start()
+        return True
+
+    def _replace_dead(self) -> None:
+        """Starts a new helper in place of each that died after it had started."""
+        for position, helper in enumerate(self.helpers):
+            if helper.state != "dead" or not helper.started:
+                continue
+            for stream in (helper.process.stdin, helper.process.stdout):
+                try:
+                    stream.close()
+                except (OSError, ValueError):
+                    pass
+            if self._spawn(helper.index, position):
+                self.on_error(f"helper {helper.index} had exited; a new one is starting")
 
     # ------------------------------------------------------------------ messages
 
@@ -126,6 +159,8 @@ class HelperPool:
             with self._lock:
                 if "ready" in message and helper.state == "starting":
                     helper.state = "idle"
+                    helper.started = True
+                    self._join_search(helper)
                 elif "error" in message:
                     self.on_error(f"helper {helper.index}: {message['error']}")
                 elif message.get("done") == helper.search_id and helper.state == "searching":
@@ -144,6 +179,17 @@ class HelperPool:
             helper.state = "dead"
             self._unlink_when_attached()
             self._lock.notify_all()
+
+    def _join_search(self, helper: _Helper) -> None:
+        """Sets a helper that has just started searching the search under way, if one is."""
+        search = self._search
+        if search is None or self.control is None or self.control[STOP_WORD] >= search["id"]:
+            return
+        self.control[helper.index] = 0
+        if self._send(helper, search):
+            helper.state = "searching"
+            helper.search_id = search["id"]
+            self._counted = np.append(self._counted, helper.index)
 
     def _unlink_when_attached(self) -> None:
         # Once every helper has opened the blocks (after the pool started, or after `attach`),
@@ -261,8 +307,11 @@ class HelperPool:
     # ------------------------------------------------------------------ for the main search
 
     def start(self, board: chess.Board, limits: Limits, generation: int) -> None:
-        """Sets every idle helper searching ``board`` (with its game history, for repetitions)."""
+        """Sets every idle helper searching ``board`` (with its game history, for repetitions);
+        one still starting joins when it is ready."""
         self.halt()
+        with self._lock:
+            self._replace_dead()
         self._wait(("searching",), START_WAIT)
         history = board.copy()
         moves: list[str] = []
@@ -274,6 +323,7 @@ class HelperPool:
             message = {"cmd": "search", "id": self.search_id, "fen": history.fen(), "moves": moves,
                        "chess960": board.chess960, "generation": generation,
                        "searchmoves": [move.uci() for move in limits.searchmoves]}
+            self._search = message
             counted = []
             for helper in self.helpers:
                 # A helper still starting (a `go` without `isready` after `setoption Threads`), or
@@ -288,6 +338,7 @@ class HelperPool:
 
     def halt(self) -> None:
         """Tells every helper to stop the current search (they read it within a few ms)."""
+        self._search = None
         if self.control is not None:
             self.control[STOP_WORD] = self.search_id
 
@@ -328,16 +379,18 @@ _starter: ThreadPoolExecutor | None = None
 _starter_lock = threading.Lock()
 
 
-def _start_process(command: list[str]) -> subprocess.Popen:
-    """Starts a helper from one thread that lives as long as the engine: the kernel's
-    parent-death signal (`_die_with_parent`) follows the thread that started a process, so a
-    helper started from a short-lived thread (the loader's) would die with that thread."""
+def _start_process(command: list[str], inherited: tuple[int, ...] = ()) -> subprocess.Popen:
+    """Starts a helper (with the descriptors ``inherited`` open in it) from one thread that lives
+    as long as the engine: the kernel's parent-death signal (`_die_with_parent`) follows the
+    thread that started a process, so a helper started from a short-lived thread (the loader's)
+    would die with that thread."""
     global _starter
     with _starter_lock:
         if _starter is None:
             _starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="brudno-helper-start")
     return _starter.submit(subprocess.Popen, command, cwd=PACKAGE_ROOT, stdin=subprocess.PIPE,
-                           stdout=subprocess.PIPE, text=True, bufsize=1).result()
+                           stdout=subprocess.PIPE, text=True, bufsize=1,
+                           pass_fds=inherited).result()
 
 
 def _die_with_parent(parent: int) -> None:

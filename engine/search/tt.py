@@ -18,17 +18,12 @@ import chess
 
 from engine.search import tt_kernels
 from engine.evaluation.score import TB_WIN_THRESHOLD
+from engine.search.table_size import BYTES_PER_ENTRY, check_fits, entries_for
 
 # Bound types.
 EXACT = 0
 LOWER = 1  # a fail-high: the true score is >= the stored score
 UPPER = 2  # a fail-low: the true score is <= the stored score
-
-BYTES_PER_ENTRY = 16  # two uint64 words
-# Kept out of the Hash budget for the table's own Python objects, so that table and objects together
-# stay within it (tests/test_transposition_table.py measures it).
-RESERVED_BYTES = 4096
-MAX_ENTRIES = (1 << 32) - 1  # the slot index scales the key's high 32 bits
 
 # A probe's result: (depth, bound, score, move or None).
 Entry = tuple[int, int, int, "chess.Move | None"]
@@ -89,12 +84,14 @@ class TranspositionTable:
 
     def resize(self, megabytes: int, shared: bool | None = None) -> None:
         """Reallocates the table for a budget of ``megabytes`` (and clears it); ``shared``
-        None keeps the kind of storage it had. OSError (the old table kept) when shared memory
-        cannot be had."""
+        None keeps the kind of storage it had. The old table is kept when the new one cannot be
+        had: OSError for shared memory, MemoryError for a table larger than the machine's memory
+        or one that cannot be allocated."""
         import numpy as np
 
         shared = self.is_shared if shared is None and self.table is not None else bool(shared)
-        entries = min(MAX_ENTRIES, max(1, (megabytes * 1024 * 1024 - RESERVED_BYTES) // BYTES_PER_ENTRY))
+        check_fits(megabytes)
+        entries = entries_for(megabytes)
         if shared:
             from engine.search import shm
 
@@ -105,8 +102,13 @@ class TranspositionTable:
             self._owner = True
             self.table = np.ndarray((2 * entries,), dtype=np.uint64, buffer=memory.buf)
         else:
+            try:
+                table = np.zeros(2 * entries, dtype=np.uint64)
+            except MemoryError:
+                raise MemoryError(f"cannot allocate a table of {entries * BYTES_PER_ENTRY // (1024 * 1024)} "
+                                  "MB") from None
             self.close()
-            self.table = np.zeros(2 * entries, dtype=np.uint64)
+            self.table = table
         self.megabytes = megabytes
         self.entries = entries
         self.generation = 0
@@ -130,6 +132,16 @@ class TranspositionTable:
     def shared_name(self) -> str | None:
         """The name other processes `attach` the table by (None for a private table)."""
         return None if self._memory is None else self._memory.name
+
+    @property
+    def shared_descriptor(self) -> int | None:
+        """The descriptor a child process can `attach` the table by once its name is gone
+        (engine/search/shm.py's `descriptor`), or None."""
+        if self._memory is None:
+            return None
+        from engine.search import shm
+
+        return shm.descriptor(self._memory)
 
     def unlink(self) -> None:
         """Removes the shared block's name once every process has attached it: the memory stays
