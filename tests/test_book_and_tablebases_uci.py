@@ -284,6 +284,21 @@ def test_kpvk_gets_the_exact_result(tb_engine, tables, fen, wdl):
     assert infos[-1]["pv"][0] in board.legal_moves
 
 
+def test_the_probe_depth_holds_back_the_tree_probes_of_the_most_pieces(tb_engine):
+    # KPvKP has as many pieces as the test tables (and SyzygyProbeLimit: as in Stockfish, the
+    # probe depth applies only where the limit is the tables' own), and its pawn moves reset the
+    # clock (where the tree probes): with SyzygyProbeDepth above the search's depth only the
+    # positions after a capture (3 pieces) are probed in the tree.
+    board = chess.Board("8/5k2/8/2p5/8/8/5P2/4K3 w - - 0 1")
+    hits = {}
+    for probe_depth in (1, 100):
+        tb_engine.configure({"SyzygyProbeLimit": 4, "SyzygyProbeDepth": probe_depth,
+                             "Clear Hash": None})
+        hits[probe_depth] = tb_engine.analyse(board, chess.engine.Limit(depth=5))["tbhits"]
+    tb_engine.configure({"SyzygyProbeLimit": 7, "SyzygyProbeDepth": 1})
+    assert hits[100] < hits[1]
+
+
 def test_a_quiet_krvkr_is_scored_as_a_draw(tb_engine, tables):
     board = chess.Board(KRVKR_DRAW)
     assert tables.probe_wdl(board) == 0

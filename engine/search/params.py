@@ -104,7 +104,7 @@ PARAMETERS = (
     Parameter("PVS", 1, 0),  # 0: a PV node searches every move with the full window
 )
 # Set for each search by engine/search/root.py (prepare): not tuned, never switched off.
-SETTINGS = ("TABLEBASE_MEN", "CHESS960", "NETWORK")
+SETTINGS = ("TABLEBASE_MEN", "TABLEBASE_DEPTH", "CHESS960", "NETWORK")
 
 SLOTS: dict[str, int] = {}  # each parameter's first slot, then each setting's
 for _parameter in PARAMETERS:

@@ -222,6 +222,8 @@ class Search:
         # The tablebase results the kernel reads (`_probe_for_kernel` probes them as it asks).
         tablebases = self.tablebases
         self.kernel_params[params.TABLEBASE_MEN] = 0 if tablebases is None else tablebases.limit
+        self.kernel_params[params.TABLEBASE_DEPTH] = (0 if tablebases is None
+                                                      else tablebases.tree_probe_depth)
         self.probe_keys = np.zeros(PROBE_TABLE_SIZE, dtype=np.uint64)
         self.probe_results = np.full(PROBE_TABLE_SIZE, scout.NOT_PROBED, dtype=np.int64)
         self.probe_request = np.zeros(scout.REQUEST, dtype=np.uint64)

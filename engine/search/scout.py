@@ -324,12 +324,15 @@ def _bound(best_score, beta, raised):
 @uncounted_inline
 def _tablebase(position, depth, ply, tables, control, me):
     """The tablebases' word on the node: (whether it ends the node, its value). An exact result for
-    few men, right after a capture or pawn move, stored in the table; python-chess reads the
-    files, so the result of a position not probed yet is asked of the Python search (``request``,
+    few men, right after a capture or pawn move, stored in the table (with as many men as the
+    tables allow, only from TABLEBASE_DEPTH on: SyzygyProbeDepth); python-chess reads the files,
+    so the result of a position not probed yet is asked of the Python search (``request``,
     NEED_PROBE), which probes it and calls again."""
     p = position
-    if (p.halfmove != 0 or p.castling != U0
-            or popcount(_men(p)) > tables.params[P.TABLEBASE_MEN]):
+    men = popcount(_men(p))
+    most = tables.params[P.TABLEBASE_MEN]
+    if (p.halfmove != 0 or p.castling != U0 or men > most
+            or (men == most and depth < tables.params[P.TABLEBASE_DEPTH])):
         return False, 0
     wdl = _probed(p.key, control.probe_keys, control.probe_results)
     if wdl == NOT_PROBED:
