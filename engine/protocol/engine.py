@@ -82,6 +82,7 @@ class Engine:
         self._load_error: str | None = None
         self._thread: threading.Thread | None = None
         self._release = threading.Event()  # lets a finished infinite/ponder search print bestmove
+        self._interim_stop = threading.Event()  # ends the interim search of a move (`stop`)
         self._pondering = False
         self._ponder_budget: TimeBudget | None = None
         self._searched_material = wdl.material(self.board)  # of the position being searched
@@ -388,9 +389,10 @@ class Engine:
         # The budget is computed once, from the clock as `go` gave it: the wait for the kernels
         # below is bounded by it, and the search gets what is left of it.
         planned = budget(limits, self.board.turn, self.options["Move Overhead"])
-        if not self._wait_loaded(limits, planned):
-            self._answer_while_loading()
+        if not self._loaded.is_set() and not limits.ponder and planned.hard is not None:
+            self._start_interim_search(limits, planned, arrived)
             return
+        self._loaded.wait()
         # Helpers still starting (after `setoption Threads`) join the next search: never wait.
         if self._load_error:
             self.listener.on_message(f"error loading the search: {self._load_error}")
@@ -416,19 +418,34 @@ class Engine:
             info = replace(info, wdl=wdl.wdl(info.score, self._searched_material))
         self.listener.on_info(info)
 
-    def _wait_loaded(self, limits: Limits, planned: TimeBudget) -> bool:
-        """Waits for the search to load, on a clock no longer than the move may take."""
-        if self._loaded.is_set() or limits.ponder or planned.hard is None:
-            self._loaded.wait()
-            return True
-        return self._loaded.wait(timeout=planned.hard)
+    def _start_interim_search(self, limits: Limits, planned: TimeBudget, arrived: float) -> None:
+        """A clocked `go` before the kernels have loaded (they compile on a first start that finds
+        none cached): the move is chosen by the plain Python search of engine/search/interim.py
+        within its time, in the search thread, so that `stop` and `isready` are answered."""
+        self.listener.on_message("the search is still loading (numba is compiling its kernels): "
+                                 "a plain Python search plays this move")
+        time_budget = self._time_budget(self.board, limits, planned,
+                                        time.perf_counter() - arrived)
+        self._interim_stop.clear()
+        self._thread = threading.Thread(target=self._think_interim,
+                                        args=(self.board.copy(), time_budget),
+                                        name="brudno-interim-search", daemon=True)
+        self._thread.start()
 
-    def _answer_while_loading(self) -> None:
-        """A `go` on a clock that runs out before the kernels are loaded (a first move on a very
-        short clock, sent without `isready`): a legal move now rather than a loss on time."""
-        move = next(iter(self.board.legal_moves), None)
-        self.listener.on_message("the search is still loading: playing a legal move unsearched")
-        self.listener.on_bestmove(move, None)
+    def _think_interim(self, board: chess.Board, time_budget: TimeBudget) -> None:
+        from engine.search.interim import InterimSearch
+
+        best = None
+        try:
+            search = InterimSearch(board, time_budget.soft or time_budget.hard, time_budget.hard,
+                                   self._interim_stop.is_set)
+            best = search.run(self.listener.on_info)
+        except Exception as error:
+            self.listener.on_message(f"search error: {type(error).__name__}: {error}")
+            traceback.print_exc()
+        if best is None or not board.is_legal(best):
+            best = next(iter(board.legal_moves), None)
+        self.listener.on_bestmove(best, None)
 
     def _time_budget(self, board: chess.Board, limits: Limits, planned: TimeBudget,
                      spent: float) -> TimeBudget:
@@ -453,6 +470,7 @@ class Engine:
             self._search.stop_event.set()
             if self.helpers is not None:
                 self.helpers.halt()
+        self._interim_stop.set()
         self._pondering = False
         self._release.set()
         thread.join()

@@ -268,11 +268,13 @@ class UciProtocol:
     def cmd_isready(self, args: list[str]) -> None:
         # Loaded from numba's cache the search is ready in about a second; compiled into an empty
         # one it takes half a minute or more, longer than GUIs wait for `readyok` (Cute Chess:
-        # 15 s). The answer never waits that long: a `go` meanwhile waits within its own clock.
+        # 15 s). The answer never waits that long: a `go` meanwhile is searched by the plain
+        # Python search of engine/search/interim.py.
         if not self.engine.wait_ready(timeout=READY_WAIT):
             self.on_message("the search is still loading (its kernels are compiled on a first "
-                            "start with an empty cache, or helper processes of Threads start): a "
-                            "move asked for meanwhile waits within its clock")
+                            "start with an empty cache, or helper processes of Threads start); "
+                            "a move asked for before the kernels load is chosen by a plain "
+                            "Python search within its clock")
         self.send("readyok")
 
     def cmd_debug(self, args: list[str]) -> None:
