@@ -52,3 +52,25 @@ def test_a_resumed_test_goes_on_from_fastchess_state(tmp_path: Path, capsys):
                       "--dry-run"]) == 0
     command = capsys.readouterr().out.splitlines()[-1].split()
     assert command == ["/opt/fastchess", "-config", f"file={tmp_path / 'config.json'}"]
+
+
+GAME = """[Event "Fastchess Tournament"]
+[White "new"]
+[Black "base"]
+[Result "1-0"]
+
+1. e4 {+0.30/10 0.101s} e5 {-0.25/10 0.100s} 2. Nf3 {+0.31/10 0.100s}
+Nc6 {-0.20/10 0.100s} 3. Bb5 {+0.35/11 0.100s} a6 {-0.30/10 0.100s} 1-0
+"""
+
+
+def test_the_games_of_a_test_become_training_chunks(tmp_path: Path):
+    from scripts.training.data import chunks
+
+    out, data = tmp_path / "test", tmp_path / "data"
+    out.mkdir()
+    (out / "games.pgn").write_text(GAME)
+    assert sprt.main(["--out", str(out), "--factor", "1", "--fastchess", "true",
+                      "--chunks", str(data)]) == 0
+    written = chunks.chunk_paths(data)
+    assert len(written) == 1 and written[0].name.startswith("sprt-test")

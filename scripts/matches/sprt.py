@@ -11,7 +11,9 @@ pairs and decides; this adds only what it lacks: the time control of the referen
 run from its own tree with its own search parameters (``--new-params``/``--base-params``, through
 BRUDNO_PARAMS: two values on one build need no second tree), and the folder that holds the games
 (games.pgn), fastchess's state for ``--resume`` (config.json) and the two launchers. The bounds are
-logistic Elo, alpha = beta = 0.05 unless given.
+logistic Elo, alpha = beta = 0.05 unless given. With ``--chunks``, the test's games become training
+chunks when it ends (scripts/training/data/openbench.py: positions labelled with Brudno's own
+search scores and the games' results), so that no game is wasted.
 """
 
 from __future__ import annotations
@@ -107,6 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
                    or "fastchess", help="the fastchess binary (default: $FASTCHESS, then PATH)")
     p.add_argument("--out", type=Path, required=True, help="the test's folder")
     p.add_argument("--resume", action="store_true", help="go on from the folder's config.json")
+    p.add_argument("--chunks", type=Path, metavar="DIR",
+                   help="afterwards, the games as training chunks in DIR (the data folder)")
     p.add_argument("--dry-run", action="store_true", help="print the command, play nothing")
     return p
 
@@ -131,7 +135,13 @@ def main(argv: list[str] | None = None) -> int:
     print(shlex.join(command), flush=True)
     if args.dry_run:
         return 0
-    return subprocess.call(command)
+    status = subprocess.call(command)
+    if args.chunks is not None and (out / "games.pgn").exists():
+        from scripts.training.data import openbench
+
+        openbench.main([str(out / "games.pgn"), "--out", str(args.chunks), "--prefix",
+                        f"sprt-{out.name}"])
+    return status
 
 
 if __name__ == "__main__":
