@@ -49,9 +49,10 @@ def test_the_test_counts_pairs_with_the_given_bounds(tmp_path: Path, capsys):
 
 def test_a_resumed_test_goes_on_from_fastchess_state(tmp_path: Path, capsys):
     assert sprt.main(["--out", str(tmp_path), "--fastchess", "/opt/fastchess", "--resume",
-                      "--dry-run"]) == 0
+                      "--concurrency", "3", "--dry-run"]) == 0
     command = capsys.readouterr().out.splitlines()[-1].split()
-    assert command == ["/opt/fastchess", "-config", f"file={tmp_path / 'config.json'}"]
+    assert command == ["/opt/fastchess", "-config", f"file={tmp_path / 'config.json'}",
+                       "-concurrency", "3"]
 
 
 GAME = """[Event "Fastchess Tournament"]

@@ -63,7 +63,9 @@ def fastchess_command(args: argparse.Namespace, out: Path, tc: str) -> list[str]
     """The fastchess command line of the test."""
     command = [args.fastchess]
     if args.resume:
-        return command + ["-config", f"file={out / 'config.json'}"]
+        # (Options after the saved state's override it: the games in parallel may change.)
+        return command + ["-config", f"file={out / 'config.json'}",
+                          "-concurrency", str(args.concurrency)]
     elo0, elo1 = args.bounds
     command += [
         "-engine", f"cmd={out / 'new.sh'}", f"name={args.new_name}",
