@@ -94,15 +94,6 @@ def ordered_stages(board: chess.Board, hash_move: chess.Move | None, tables: Ord
 # ---------------------------------------------------------------------- the walk
 # Each move a code of engine/board/movecode.py.
 
-@njit(cache=True, nogil=True, inline="always")
-def _side(position):
-    """The men of the side to move of ``position``."""
-    p = position
-    if p.white_to_move:
-        return p.white
-    return (p.pawns | p.knights | p.bishops | p.rooks | p.queens | p.kings) & ~p.white
-
-
 @njit(cache=True, nogil=True)
 def _is_legal(position, chess960, origin, target):
     """Whether the table move or killer ``origin`` -> ``target`` (no promotion, no en passant) is
