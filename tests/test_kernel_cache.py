@@ -2,6 +2,9 @@
 found where numba looks for them (NUMBA_CACHE_DIR, or Brudno's own folder for a read-only install)."""
 
 import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -9,6 +12,7 @@ import pytest
 from engine import kernel_cache
 from engine.kernel_cache import (PACKAGE, STAMP, clear_stale_kernels, module_folders,
                                  prepare_kernels, source_digest, user_kernel_cache)
+from tests.uci_client import RawUci
 
 
 def _package(tmp_path: Path) -> Path:
@@ -184,3 +188,33 @@ def test_brudnos_folders_are_named_as_numba_names_them(tmp_path, monkeypatch, na
     source = next((package / name).glob("*.py"))
     assert tmp_path / "cache" / kernel_cache.numba_cache_subpath(source.parent) == \
         _where_numba_looks(tmp_path / "cache", source, monkeypatch)
+
+
+def test_the_engine_loads_its_own_kernels_with_numba_cache_dir_set_to_an_empty_folder(tmp_path):
+    """A user's NUMBA_CACHE_DIR: the engine's first start copies the package's kernels there and
+    searches at once, instead of compiling them for half a minute while it plays unsearched."""
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("NUMBA_CACHE_DIR", "NUMBA_CACHE_LOCATOR_CLASSES", "BRUDNO_NO_KERNEL_COPY")}
+    # The package's own cache filled, as `pip install` fills it (a no-op when it is already).
+    subprocess.run([sys.executable, "-m", "engine", "warmup"], env=env, cwd=tmp_path, check=True,
+                   stdout=subprocess.DEVNULL, timeout=900)
+    cache = tmp_path / "numba-cache"
+    cache.mkdir()
+    client = RawUci(env={**env, "NUMBA_CACHE_DIR": str(cache)}, cwd=str(tmp_path))
+    try:
+        client.send("uci")
+        client.read_until("uciok", timeout=30)
+        sent = time.monotonic()
+        client.send("isready")
+        lines = client.read_until("readyok", timeout=15)
+        assert time.monotonic() - sent < 3.0
+        assert not any("still loading" in line for line in lines), lines
+        client.send("position startpos", "go depth 3")
+        lines = client.read_until("bestmove", timeout=20)
+        assert any(line.startswith("info depth 3 ") for line in lines), lines
+    finally:
+        assert client.close() == 0
+    stamps = list(cache.glob(f"*/{STAMP}"))
+    assert len(stamps) == len(module_folders(PACKAGE))
+    assert all(stamp.read_text() == source_digest(PACKAGE) for stamp in stamps)
+    assert list(cache.glob("search_*/scout.*.nbc"))
