@@ -5,6 +5,8 @@ from it (docs/startup.md).
 
 Each measurement is a fresh process importing the engine's modules in dependency order with
 NUMBA_CACHE_DIR set to a new empty folder (the compile), then again with the same folder (the load).
+BRUDNO_NO_KERNEL_COPY keeps the package's own compiled kernels out of that folder
+(engine/kernel_cache.py would copy them there).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ print(json.dumps(times))
 
 
 def import_times(cache: str) -> dict[str, float]:
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache, BRUDNO_NO_KERNEL_COPY="1", PYTHONPATH=str(ROOT))
     result = subprocess.run([sys.executable, "-c", CHILD, *MODULES], env=env, cwd=ROOT,
                             capture_output=True, text=True, check=True)
     return json.loads(result.stdout.splitlines()[-1])

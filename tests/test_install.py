@@ -26,7 +26,8 @@ def test_the_brudno_console_command_is_declared_in_the_installed_metadata():
 
 
 def test_uciok_comes_at_once_while_the_kernels_compile_into_an_empty_cache(tmp_path):
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))  # a first run: nothing compiled yet
+    # A first run: nothing compiled yet (the package's kernels are not copied into the cache).
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), BRUDNO_NO_KERNEL_COPY="1")
     process = subprocess.Popen([sys.executable, "-m", "engine"], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
     try:
@@ -46,7 +47,7 @@ def test_uciok_comes_at_once_while_the_kernels_compile_into_an_empty_cache(tmp_p
 def test_a_go_on_a_short_clock_while_the_kernels_compile_answers_a_legal_move_in_time(tmp_path):
     """A first run (empty cache) asked to move at once, with no `isready` first: the engine must
     not wait for the compilation past its clock."""
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), BRUDNO_NO_KERNEL_COPY="1")
     process = subprocess.Popen([sys.executable, "-m", "engine"], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
     try:
