@@ -37,18 +37,82 @@ def _tracked_files_copy(destination: Path) -> Path:
     return destination
 
 
-@pytest.mark.slow
-def test_a_fresh_install_answers_isready_at_once_and_searches_every_move(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """A clean clone installed by pip into a new environment: (the environment, its variables)."""
+    tmp_path = tmp_path_factory.mktemp("install")
     source = _tracked_files_copy(tmp_path / "brudno")
     venv = tmp_path / "env"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     env = {key: value for key, value in os.environ.items()
-           if key not in ("NUMBA_CACHE_DIR", "PYTHONPATH", "VIRTUAL_ENV")}
+           if key not in ("NUMBA_CACHE_DIR", "PYTHONPATH", "VIRTUAL_ENV", "BRUDNO_NO_KERNEL_COPY")}
     env["XDG_CACHE_HOME"] = str(tmp_path / "cache")  # numba's per-user cache: empty too
     install = subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", str(source)],
                              env=env, capture_output=True, text=True, timeout=900)
     assert install.returncode == 0, install.stderr[-3000:]
+    return venv, env
 
+
+def _plays_searched_moves(command: list[str], env: dict[str, str], cwd: Path,
+                          min_depth: int = 1) -> None:
+    """The engine of ``command`` answers `readyok` at once and searches four moves on a 10+0.1
+    clock, each with an `info depth` of at least ``min_depth`` before its `bestmove`."""
+    client = RawUci(command, env=env, cwd=str(cwd))
+    try:
+        client.send("uci")
+        client.read_until("uciok", timeout=UCI_LIMIT)
+        sent = time.monotonic()
+        client.send("isready")
+        client.read_until("readyok", timeout=15)
+        assert time.monotonic() - sent < READY_LIMIT
+        board = chess.Board()
+        clock = {chess.WHITE: 10_000, chess.BLACK: 10_000}
+        for _ in range(4):
+            moves = " ".join(move.uci() for move in board.move_stack)
+            client.send(f"position startpos moves {moves}" if moves else "position startpos")
+            sent = time.monotonic()
+            client.send(f"go wtime {clock[chess.WHITE]} btime {clock[chess.BLACK]} winc 100 binc 100")
+            lines = client.read_until("bestmove", timeout=15)
+            clock[board.turn] += 100 - int((time.monotonic() - sent) * 1000)
+            assert clock[board.turn] > 0, "lost on time"
+            depths = [int(line.split()[2]) for line in lines if line.startswith("info depth")]
+            assert depths and max(depths) >= min_depth, lines
+            move = chess.Move.from_uci(lines[-1].split()[1])
+            assert move in board.legal_moves
+            board.push(move)
+    finally:
+        assert client.close() == 0
+
+
+@pytest.mark.slow
+def test_an_install_with_the_users_own_numba_cache_dir_searches_its_first_move(
+        installed: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
+    venv, env = installed
+    env = dict(env, NUMBA_CACHE_DIR=str(tmp_path / "numba"))  # numba looks only there
+    _plays_searched_moves([str(venv / "bin" / "brudno")], env, tmp_path, min_depth=3)
+
+
+@pytest.mark.slow
+def test_a_read_only_install_searches_its_first_move(installed: tuple[Path, dict[str, str]],
+                                                      tmp_path: Path) -> None:
+    venv, env = installed
+    package = next(venv.glob("lib/python*/site-packages/engine"))
+    # The package on a read-only mount, in a namespace of the engine's own (as a system image or
+    # a shared install has it): numba cannot keep its caches beside the modules.
+    wrapper = ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c",
+               f'mount --bind -o ro "{package}" "{package}" && exec "{venv / "bin" / "brudno"}"']
+    probe = subprocess.run(wrapper[:-1] + [f'mount --bind -o ro "{package}" "{package}" && '
+                                           f'! touch "{package}/probe" 2>/dev/null'],
+                           capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip("this system lets no test mount a read-only folder (unshare)")
+    _plays_searched_moves(wrapper, env, tmp_path, min_depth=3)
+
+
+@pytest.mark.slow
+def test_a_fresh_install_answers_isready_at_once_and_searches_every_move(
+        installed: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
+    venv, env = installed
     run_dir = tmp_path / "run"
     run_dir.mkdir()
     client = RawUci([str(venv / "bin" / "brudno")], env=env, cwd=str(run_dir))
