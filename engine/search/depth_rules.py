@@ -14,7 +14,7 @@ from numba import boolean, int64, njit
 
 from engine.search import params as P
 from engine.board.bitboards import compile_kernel
-from engine.search.params import MAX_DEPTH, NEVER
+from engine.search.params import MAX_DEPTH
 
 
 def late_move_reductions(params: np.ndarray) -> np.ndarray:
@@ -52,21 +52,15 @@ def null_move_reduction(params, depth, static_eval, beta):
 
 
 @njit(cache=True, nogil=True)
-def _late_move_reduction(params, reductions, depth, moves_searched, is_quiet, check, is_pv,
-                         score):
+def _late_move_reduction(params, reductions, depth, moves_searched, is_quiet, in_check,
+                         gives_check, is_pv):
     """How much shallower a move is searched at first: from LMR_DEPTH plies of depth on, a quiet
-    move that is not a check (nor out of ``check``) after LMR_MOVES moves, by the table (one ply
-    less in PV nodes, and a ply less per HISTORY_LMR of its history ``score``, more for a bad
-    one), leaving at least one ply; 0 for every other move."""
+    move that is not a check (nor out of check) after LMR_MOVES moves, by the table (one ply less
+    in PV nodes), leaving at least one ply; 0 for every other move."""
     if (depth < params[P.LMR_DEPTH] or moves_searched < params[P.LMR_MOVES] or not is_quiet
-            or check):
+            or in_check or gives_check):
         return 0
-    reduction = reductions[depth, min(moves_searched, 63)] - is_pv
-    if params[P.HISTORY_LMR] != NEVER:
-        # (Towards zero, as a good score and a bad one shift the reduction alike.)
-        step = params[P.HISTORY_LMR]
-        reduction -= score // step if score >= 0 else -(-score // step)
-    return max(0, min(reduction, depth - 2))
+    return max(0, min(reductions[depth, min(moves_searched, 63)] - is_pv, depth - 2))
 
 
 @njit(cache=True, nogil=True)
@@ -83,4 +77,4 @@ internal_iterative_reduction = compile_kernel(_internal_iterative_reduction,
                                               int64(int64, boolean, int64))
 late_move_reduction = compile_kernel(_late_move_reduction, int64(int64[::1], int64[:, ::1], int64,
                                                                  int64, boolean, boolean, boolean,
-                                                                 int64))
+                                                                 boolean))

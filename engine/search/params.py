@@ -77,12 +77,6 @@ PARAMETERS = (
     Parameter("LMR_MOVES", 3, NEVER, 2, 6, 1),
     Parameter("LMR_BASE", 75, 75, 25, 125, 5),  # hundredths: the table's constant term
     Parameter("LMR_DIVISOR", 190, 190, 120, 300, 10),  # hundredths: log(depth) log(moves) / this
-    # The history tables (engine/search/history.py). HISTORIES 0: the butterfly table alone, with
-    # a bonus of min(d², 400); 1: with it the continuation history one and two plies back, their
-    # sum the quiet move's score, and bonus and malus of min(16 d² + 128 (d - 1), 2048). A late
-    # quiet move is reduced a ply less per HISTORY_LMR of its score (NEVER: not by its score).
-    Parameter("HISTORIES", 0, 0),
-    Parameter("HISTORY_LMR", NEVER, NEVER),
     # The root: the aspiration window (cp) from a depth on, widened up to a limit.
     Parameter("ASPIRATION", 30, 30, 10, 60, 5),
     Parameter("ASPIRATION_DEPTH", 4, NEVER, 2, 8, 1),

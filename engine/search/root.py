@@ -26,7 +26,7 @@ from engine.search.depth_rules import late_move_reductions
 from engine.evaluation.endgame import with_endgame_knowledge
 from engine.evaluation.evaluate import evaluate
 from engine.board.makemove import push
-from engine.search.history import OrderingTables, board_piece_to
+from engine.search.history import OrderingTables
 from engine.search.movepick import code_move, ordered_moves
 from engine.evaluation.network import NetworkEvaluation
 from engine.search.params import MAX_DEPTH
@@ -242,8 +242,7 @@ class Search:
         history_black, history_white = self.tables.history
         self.kernel_tables = scout.Tables(
             params=self.kernel_params, reductions=self.reductions, history_black=history_black,
-            history_white=history_white, continuation=self.tables.continuation,
-            killers=self.tables.killers, table=self.tt.table,
+            history_white=history_white, killers=self.tables.killers, table=self.tt.table,
             entries=self.tt.entries, generation=self.tt.generation, weights=classical.WEIGHTS,
             network=self.kernel_network, acc=self.kernel_accumulators, pv=self.kernel_pv,
             moves=self.kernel_moves)
@@ -388,8 +387,7 @@ class Search:
                        u(board.occupied_co[chess.WHITE]), w1, b1)
         counts = self.kernel_counts
         line = scout.Line(ply=ply, qply=qply, last_target=last_target, path=path, last=last,
-                          can_null=True, excluded=0, prior_1=board_piece_to(board, 1),
-                          prior_2=board_piece_to(board, 2))
+                          can_null=True, excluded=0)
         asked = 0
         while True:
             counts[:kernel_report.COUNTS] = 0  # (a trace after them, engine/teaching/trace.py, is kept)

@@ -51,7 +51,7 @@ from engine.search.kernel_report import (AGAIN_AT_FULL_DEPTH, AGAIN_WITH_WINDOW,
 from engine.board.position import POSITION, POSITION_INPUTS, Position
 from engine.board.movegen import (MAX_CAPTURES, MAX_PROMOTIONS, MAX_QUIETS, captures_into,
                                   evasion_kernel, promotions_into, quiet_checks_into, quiets_into)
-from engine.search.history import NO_MOVE, piece_to, quiet_score, record_cutoff
+from engine.search.history import record_cutoff
 from engine.search.movepick import WALK_MOVES, first_moves, next_move
 from engine.search import params as P
 from engine.evaluation.score import INFINITY, MATE, MATE_BOUND, MAX_PLY, TB_WIN_THRESHOLD, wdl_to_score
@@ -87,14 +87,12 @@ WINDOW_INPUTS = (("depth", int64), ("alpha", int64), ("beta", int64))
 # square the last move went to (recaptures), the keys since the last irreversible move
 # (``path[:last + 1]``, this node's last, for repetitions), whether a null move may be tried and
 # the table code of a move the node leaves out (0: none; the singular extension's search of the
-# other moves), and the continuation history's index of the moves one and two plies back
-# (engine/search/history.py's piece_to, NO_MOVE for none: a null move, or past the root).
+# other moves).
 LINE_INPUTS = (("ply", int64), ("qply", int64), ("last_target", int64), ("path", uint64[::1]),
-               ("last", int64), ("can_null", boolean), ("excluded", int64), ("prior_1", int64),
-               ("prior_2", int64))
+               ("last", int64), ("can_null", boolean), ("excluded", int64))
 # The per-search tables the whole tree reads and writes: the search's parameters (engine/search/params.py's
 # slots) and late-move reductions (by depth and move number), the move ordering's history and
-# killers and the continuation history, the transposition table, the classical evaluation's weights, the network's weights
+# killers, the transposition table, the classical evaluation's weights, the network's weights
 # (w1 (768, H), b1 (H), w2 (heads, 2H), b2 (heads): they evaluate where params[P.NETWORK] is set)
 # and its first layers by ply (network.ACCUMULATOR, (MAX_PLY + 1, 2, H): the caller fills
 # ``acc[ply]``, the kernel updates the plies below move by move), the principal variation by ply
@@ -103,7 +101,6 @@ LINE_INPUTS = (("ply", int64), ("qply", int64), ("last_target", int64), ("path",
 NETWORK_WEIGHTS = Tuple((int16[:, ::1], int16[::1], int16[:, ::1], int32[::1]))
 TABLES_INPUTS = (("params", int64[::1]), ("reductions", int64[:, ::1]),
                  ("history_black", int64[::1]), ("history_white", int64[::1]),
-                 ("continuation", int16[:, ::1]),
                  ("killers", int64[:, ::1]), ("table", uint64[::1]), ("entries", uint64),
                  ("generation", int64), ("weights", int64[:, ::1]), ("network", NETWORK_WEIGHTS),
                  ("acc", from_dtype(nn.ACCUMULATOR)[:, :, ::1]), ("pv", int64[:, ::1]),
@@ -465,14 +462,9 @@ def _pruned_capture(position, params, counts, me, moves, i, n_captures, shortfal
 
 
 @uncounted_inline
-def _histories(position, line, tables):
-    """The node's history tables, as engine/search/history.py reads them: its side's butterfly
-    table, the continuation table and the moves one and two plies back (none while HISTORIES is
-    off, so that the butterfly table alone scores a quiet move)."""
-    butterfly = tables.history_white if position.white_to_move else tables.history_black
-    if tables.params[P.HISTORIES] == 0:
-        return butterfly, tables.continuation, NO_MOVE, NO_MOVE
-    return butterfly, tables.continuation, line.prior_1, line.prior_2
+def _history(position, tables):
+    """The history table of the side to move."""
+    return tables.history_white if position.white_to_move else tables.history_black
 
 
 @uncounted_inline
@@ -561,7 +553,7 @@ def _quiescence(position, depth, alpha, beta, line, tables, control):
     while True:
         if p.in_check:
             code, state = next_move(state, (walk, losing), skip, p, chess960,
-                                    tables.killers[ply], _histories(p, line, tables))
+                                    tables.killers[ply], _history(p, tables))
             if code < 0:
                 break
         else:
@@ -579,8 +571,7 @@ def _quiescence(position, depth, alpha, beta, line, tables, control):
         result = _quiescence_child(
             after, (horizon, -beta, -alpha),
             Line(ply + 1, line.qply + 1, movecode.target(code), line.path, line.last,
-                 line.can_null, horizon, piece_to(code, p.white_to_move), line.prior_1), tables,
-            control, me, code, SEARCHED)
+                 line.can_null, horizon), tables, control, me, code, SEARCHED)
         if result <= NEED_PROBE:
             return result
         score = -result
@@ -686,8 +677,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
         _to_child(tables, ply, p, after_null)
         result = _child(after_null, (depth - 1 - reduction, -beta, -beta + 1),
                         Line(ply + 1, horizon, line.last_target, line.path[line.last + 1:],
-                             horizon, not_check, horizon, horizon + NO_MOVE, line.prior_1), tables,
-                        control, me, 0, NULL_MOVE)
+                             horizon, not_check, horizon), tables, control, me, 0, NULL_MOVE)
         if result <= NEED_PROBE:
             return result
         if -result >= beta:
@@ -713,8 +703,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
         singular_beta = tt_score - params[P.SINGULAR_MARGIN] * depth
         result = _child(p, ((depth - 1) // 2, singular_beta - 1, singular_beta),
                         Line(ply, line.qply, line.last_target, line.path, line.last,
-                             line.can_null, skip, line.prior_1, line.prior_2), tables, control,
-                        me, 0, SINGULAR_CHECK)
+                             line.can_null, skip), tables, control, me, 0, SINGULAR_CHECK)
         if result <= NEED_PROBE:
             return result
         if result >= singular_beta and singular_beta >= beta:
@@ -729,16 +718,14 @@ def _search(position, depth, alpha, beta, line, tables, control):
     futile = may_prune_moves and futility_value <= alpha
     best_score = -INFINITY
     best_move = 0
-    best_code = 0
     moves_searched = 0
     cut_by_quiet = False
-    n_tried = 0  # quiet moves searched, their codes in ``tried``
-    histories = _histories(p, line, tables)
+    n_tried = 0  # quiet moves searched, as history indices in ``tried``
     done[:] = -1  # none of the killers searched yet
     state = (moves, 0, 0, done)
     while True:
         code, state = next_move(state, (walk, losing), skip, p, chess960, tables.killers[ply],
-                                histories)
+                                _history(p, tables))
         if code < 0:
             break
         if line.excluded != 0 and movecode.table_move(code) == line.excluded:
@@ -758,13 +745,11 @@ def _search(position, depth, alpha, beta, line, tables, control):
                 continue
         prefetch_entry(tables.table, after.key, tables.entries)
         reduction = late_move_reduction(params, tables.reductions, depth, moves_searched,
-                                        is_quiet, in_check or after.in_check, is_pv,
-                                        quiet_score(histories, code, p.white_to_move)
-                                        if is_quiet else 0)
+                                        is_quiet, in_check, after.in_check, is_pv)
         line.path[line.last + 1] = after.key
         _to_child(tables, ply, p, after)
         child_line = Line(ply + 1, horizon, movecode.target(code), line.path, line.last + 1,
-                          may_null, horizon, piece_to(code, p.white_to_move), line.prior_1)
+                          may_null, horizon)
         if is_pv:
             pv[ply + 1, 0] = 0
         if moves_searched == 0 or (is_pv and not params[P.PVS]):
@@ -792,7 +777,6 @@ def _search(position, depth, alpha, beta, line, tables, control):
         # most): a move that beats alpha is the best so far, and only it can reach beta.
         if score > alpha:
             best_move = movecode.table_move(code)
-            best_code = code
             alpha = score
             if is_pv:
                 _extend_line(pv, ply, code)
@@ -801,7 +785,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
             cut_by_quiet = is_quiet
             break
         if is_quiet:
-            tried[n_tried] = code
+            tried[n_tried] = movecode.butterfly(code)
             n_tried += 1
     # Step 14. No move: mate or stalemate (or only the move left out: the other moves fail low).
     if moves_searched == 0:
@@ -810,8 +794,8 @@ def _search(position, depth, alpha, beta, line, tables, control):
     # Step 15. The history and killers of a quiet cut-off, and the table (not for a search
     # that left a move out).
     if cut_by_quiet and params[P.KILLERS_AND_HISTORY]:
-        record_cutoff(best_code, p.white_to_move, ply, depth, histories, tried[:n_tried],
-                      tables.killers, params[P.HISTORIES] != 0)
+        record_cutoff(best_move, ply, depth, _history(p, tables), tried[:n_tried],
+                      tables.killers)
     bound, rule = _bound(best_score, beta, best_move != 0)
     if line.excluded == 0:
         _store(tables, key, depth, bound, best_score, best_move, static_eval, ply)
