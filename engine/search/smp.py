@@ -19,9 +19,9 @@ makes the main search's later iterations cheaper, the Lazy SMP speed-up. They di
 main search and from each other by skipping different iteration depths (`search.helper_skips_depth`)
 and by their own move-ordering history.
 
-A helper that dies (killed, out of memory) after it had started is replaced at the next search:
-`start` starts a new one in its place, says so through ``on_error``, and the new one joins that
-search as soon as it has loaded. One that fails while starting is not (it would fail again).
+A helper that dies (killed, out of memory) is replaced at the next search: `start` starts a new one
+in its place, says so through ``on_error``, and the new one joins that search as soon as it has
+loaded. A replacement that fails before it is ready is not replaced again (it would fail again).
 
 The control block holds int64 words: word 0 is the id of the last search told to stop (a helper
 searching id n stops once it reads n or more there, so stopping needs no message and reaches a busy
@@ -75,6 +75,8 @@ class _Helper:
         self.state = "starting"  # starting, idle, searching, attaching, quitting, dead
         self.search_id = 0  # the last search it was given
         self.started = False  # whether it ever reported ready
+        self.ended = False  # whether its output has closed
+        self.replacement = False  # whether it was started in place of one that died
 
 
 class HelperPool:
@@ -126,6 +128,7 @@ class HelperPool:
             self.on_error(f"helper {index} not started: {error}")
             return False
         helper = _Helper(index, process)
+        helper.replacement = position is not None
         if position is None:
             self.helpers.append(helper)
         else:
@@ -137,7 +140,12 @@ class HelperPool:
     def _replace_dead(self) -> None:
         """Starts a new helper in place of each that died after it had started."""
         for position, helper in enumerate(self.helpers):
-            if helper.state != "dead" or not helper.started:
+            if helper.state not in ("dead", "quitting") and (helper.ended
+                                                               or helper.process.poll() is not None):
+                helper.state = "dead"  # (its reader thread is still waiting for its exit code)
+            # One that died before it was ready is started again once: a second that fails so
+            # would fail every time.
+            if helper.state != "dead" or (not helper.started and helper.replacement):
                 continue
             for stream in (helper.process.stdin, helper.process.stdout):
                 try:
@@ -169,6 +177,7 @@ class HelperPool:
                     helper.state = "idle"
                 self._unlink_when_attached()
                 self._lock.notify_all()
+        helper.ended = True  # its output closed: it has exited, or is exiting
         try:
             code = helper.process.wait(QUIT_TIMEOUT)
         except subprocess.TimeoutExpired:
