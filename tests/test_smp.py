@@ -360,7 +360,7 @@ def test_isready_never_waits_for_starting_helpers_past_its_limit(loaded_engine):
 # ---------------------------------------------------------------------- a helper that dies
 
 @linux_only
-def test_a_killed_helper_is_replaced_at_the_next_search_and_joins_it():
+def test_a_killed_helper_is_replaced_at_once_and_joins_the_search_under_way():
     tt = TranspositionTable(2, shared=True)
     errors: list[str] = []
     helpers = HelperPool(1, tt, errors.append)
@@ -368,12 +368,12 @@ def test_a_killed_helper_is_replaced_at_the_next_search_and_joins_it():
         helpers.wait_ready()
         assert not brudno_blocks(os.getpid())  # the names are gone: the new one cannot use them
         killed = helpers.helpers[0].process
-        killed.send_signal(signal.SIGKILL)
-        assert wait_until(lambda: helpers.helpers[0].state == "dead")
         helpers.start(chess.Board(KIWIPETE), Limits(), generation=tt.generation)  # until stopped
-        assert any(e == "helper 1 had exited; a new one is starting" for e in errors), errors
+        killed.send_signal(signal.SIGKILL)
+        assert wait_until(lambda: helpers.helpers[0].process.pid != killed.pid), errors
+        assert errors == ["helper 1 exited (code -9); a new one is starting"]
         replacement = helpers.helpers[0]
-        assert replacement.process.pid != killed.pid and helpers.active == 1
+        assert helpers.active == 1
         # It joins the search under way once it has loaded, and searches in the shared table.
         assert wait_until(lambda: helpers.nodes() > 0, timeout=120), errors
         assert replacement.state == "searching"
@@ -382,3 +382,42 @@ def test_a_killed_helper_is_replaced_at_the_next_search_and_joins_it():
     finally:
         helpers.close()
         tt.close()
+
+
+@linux_only
+def test_after_a_helper_is_killed_the_engine_searches_with_two_again():
+    engine = RawUci()
+    try:
+        engine.send("setoption name Threads value 2")
+        wait_for_helpers(engine)
+        (helper,) = children(engine.process.pid)
+        os.kill(helper, signal.SIGKILL)
+        # Said as soon as its output closes (once all its threads are gone), between commands.
+        said: list[str] = []
+        assert wait_until(lambda: said.extend(engine.sync()) or said)
+        assert said == ["info string helper 1 exited (code -9); a new one is starting"]
+        lines = engine.go(None, "go movetime 300")
+        assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board().legal_moves
+        wait_for_helpers(engine)  # the new one has loaded
+        (replacement,) = children(engine.process.pid)
+        assert replacement != helper
+        before = cpu_ticks(replacement)
+        lines = engine.go(None, "go movetime 1000")
+        assert cpu_ticks(replacement) - before > 20  # it searched beside the main search
+        assert not any("helper" in line for line in lines)
+    finally:
+        assert engine.close() == 0
+
+
+def wait_for_helpers(engine: RawUci) -> None:
+    """Returns once `isready` no longer says that helpers are still starting."""
+    deadline = time.monotonic() + 120
+    while any("still loading" in line for line in engine.sync()):
+        assert time.monotonic() < deadline, "the helpers did not start within 120 s"
+
+
+def cpu_ticks(pid: int) -> int:
+    """User and system time of ``pid`` in clock ticks (from /proc)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])

@@ -19,9 +19,12 @@ makes the main search's later iterations cheaper, the Lazy SMP speed-up. They di
 main search and from each other by skipping different iteration depths (`search.helper_skips_depth`)
 and by their own move-ordering history.
 
-A helper that dies (killed, out of memory) is replaced at the next search: `start` starts a new one
-in its place, says so through ``on_error``, and the new one joins that search as soon as it has
-loaded. A replacement that fails before it is ready is not replaced again (it would fail again).
+A helper that dies (killed, out of memory) is replaced as soon as its output closes: the thread
+that reads it starts a new one in its place and says so through ``on_error``, and the new one
+joins the search under way, or the next one, as soon as it has loaded. (Not at the next `start`:
+a killed process's output closes only once all its threads are gone, which may be after a `go`
+that follows at once.) A replacement that fails before it is ready is not replaced again (it
+would fail again); nor is a helper told to quit.
 
 The control block holds int64 words: word 0 is the id of the last search told to stop (a helper
 searching id n stops once it reads n or more there, so stopping needs no message and reaches a busy
@@ -75,7 +78,6 @@ class _Helper:
         self.state = "starting"  # starting, idle, searching, attaching, quitting, dead
         self.search_id = 0  # the last search it was given
         self.started = False  # whether it ever reported ready
-        self.ended = False  # whether its output has closed
         self.replacement = False  # whether it was started in place of one that died
 
 
@@ -137,23 +139,23 @@ class HelperPool:
                          daemon=True).start()
         return True
 
-    def _replace_dead(self) -> None:
-        """Starts a new helper in place of each that died after it had started."""
-        for position, helper in enumerate(self.helpers):
-            if helper.state not in ("dead", "quitting") and (helper.ended
-                                                               or helper.process.poll() is not None):
-                helper.state = "dead"  # (its reader thread is still waiting for its exit code)
-            # One that died before it was ready is started again once: a second that fails so
-            # would fail every time.
-            if helper.state != "dead" or (not helper.started and helper.replacement):
-                continue
-            for stream in (helper.process.stdin, helper.process.stdout):
-                try:
-                    stream.close()
-                except (OSError, ValueError):
-                    pass
-            if self._spawn(helper.index, position):
-                self.on_error(f"helper {helper.index} had exited; a new one is starting")
+    def _replace(self, helper: _Helper, code: int | None) -> None:
+        """Called by ``helper``'s reader once it has exited: starts a new one in its place, unless
+        it was told to quit or was itself a replacement that never got ready (a second that fails
+        so would fail every time)."""
+        if helper not in self.helpers or helper.state == "quitting":
+            return
+        helper.state = "dead"
+        if not helper.started and helper.replacement:
+            self.on_error(f"helper {helper.index} exited (code {code}); {self.active} left")
+            return
+        for stream in (helper.process.stdin, helper.process.stdout):
+            try:
+                stream.close()
+            except (OSError, ValueError):
+                pass
+        if self._spawn(helper.index, self.helpers.index(helper)):
+            self.on_error(f"helper {helper.index} exited (code {code}); a new one is starting")
 
     # ------------------------------------------------------------------ messages
 
@@ -177,14 +179,12 @@ class HelperPool:
                     helper.state = "idle"
                 self._unlink_when_attached()
                 self._lock.notify_all()
-        helper.ended = True  # its output closed: it has exited, or is exiting
-        try:
+        try:  # its output closed: it has exited, or is exiting
             code = helper.process.wait(QUIT_TIMEOUT)
         except subprocess.TimeoutExpired:
             code = None
         with self._lock:
-            if helper.state != "dead" and helper.state != "quitting":
-                self.on_error(f"helper {helper.index} exited (code {code}); {self.active - 1} left")
+            self._replace(helper, code)
             helper.state = "dead"
             self._unlink_when_attached()
             self._lock.notify_all()
@@ -306,7 +306,10 @@ class HelperPool:
             pass
 
     def _kill(self, helper: _Helper) -> None:
-        helper.state = "dead"
+        """Kills a helper that did not answer in time: its reader then starts a new one in its
+        place, unless it was told to quit."""
+        if helper.state != "quitting":
+            helper.state = "dead"
         try:
             helper.process.kill()
             helper.process.wait(QUIT_TIMEOUT)
@@ -319,8 +322,6 @@ class HelperPool:
         """Sets every idle helper searching ``board`` (with its game history, for repetitions);
         one still starting joins when it is ready."""
         self.halt()
-        with self._lock:
-            self._replace_dead()
         self._wait(("searching",), START_WAIT)
         history = board.copy()
         moves: list[str] = []
