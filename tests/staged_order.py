@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import chess
 
-from engine.evaluation.score import PIECE_VALUE
+from engine.board.piece_values import PIECE_VALUE
 from engine.board.see import see
 
 

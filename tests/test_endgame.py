@@ -8,7 +8,7 @@ import chess.syzygy
 import pytest
 
 from engine.evaluation.endgame import bare_king_score, known_draw, with_endgame_knowledge
-from engine.evaluation.score import PIECE_VALUE
+from engine.board.piece_values import PIECE_VALUE
 from engine.search.root import Search
 from engine.search.timeman import Limits
 from engine.search.tt import TranspositionTable

@@ -18,10 +18,11 @@ from engine.search import params, tt_kernels
 from engine.search import scout as compiled
 from engine.protocol.bench import POSITIONS
 from engine.board.bitmove import move_code
+from engine.board.piece_values import PIECE_VALUE
 from engine.search.history import OrderingTables
 from engine.search.movepick import ordered_codes
 from engine.search.params import default, without_pruning
-from engine.evaluation.score import MATE, PIECE_VALUE
+from engine.evaluation.score import MATE
 from engine.search.root import INFINITY, Search, SearchAborted
 from engine.board.see import see
 from engine.knowledge.tablebase import Tablebases

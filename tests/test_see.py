@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.evaluation.score import PIECE_VALUE
+from engine.board.piece_values import PIECE_VALUE
 from engine.board.see import see
 from tests.test_move_ordering import random_board
 

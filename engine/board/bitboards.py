@@ -18,7 +18,7 @@ from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from numba.extending import intrinsic, overload
 from numba.np.arrayobj import populate_array
 
-from engine.evaluation.score import PIECE_VALUE
+from engine.board.piece_values import PIECE_VALUE
 
 U0 = np.uint64(0)
 U1 = np.uint64(1)
@@ -88,7 +88,7 @@ for _d, (_df, _dr) in enumerate(_RAY_DIRECTIONS):
         RAYS[_d, _sq] = bitboard_of(_squares)
 # BACK_RANK[colour]: that colour's first rank (0 Black, 1 White), where its castling rights live.
 BACK_RANK = np.array([chess.BB_RANK_8, chess.BB_RANK_1], dtype=np.uint64)
-# score.PIECE_VALUE as the kernels read it, by python-chess piece type.
+# piece_values.PIECE_VALUE as the kernels read it, by python-chess piece type.
 PIECE_VALUES = np.array(PIECE_VALUE, dtype=np.int64)
 _FIRST_SQUARE, _LAST_SQUARE = np.uint64(1), np.uint64(1 << 63)  # a1, h8
 

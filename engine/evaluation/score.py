@@ -1,6 +1,6 @@
 """The scales every part of the engine shares: scores (centipawns, mate and tablebase scores) and
-piece values, and the score of a tablebase result. A module that imports nothing, so that any
-layer may use it."""
+the score of a tablebase result. A module that imports nothing, so that any layer may use it.
+(The piece values of exchanges are the board's: engine/board/piece_values.py.)"""
 
 MATE = 32000
 """Checkmate, from the mated side's opponent's view; a mate found ``n`` plies from the root
@@ -19,10 +19,6 @@ TB_WIN_THRESHOLD = TB_WIN_SCORE - 1000
 """Root tablebase wins, and `wdl_to_score` wins below ply 1000, score at least this (losses at most
 minus it). The evaluation is clamped far below (evaluate.EVAL_LIMIT), so beyond it, mate scores
 included, every score is a distance from the root and is stored relative to the node."""
-
-PIECE_VALUE = (0, 100, 320, 330, 500, 950, 20000)
-"""Piece values for exchanges, ordering and pruning decisions, indexed by python-chess piece type
-(the evaluation has its own fitted weights)."""
 
 INFINITY = MATE + 1
 """Above every score: the bounds of the widest window."""

@@ -16,7 +16,8 @@ from typing import Callable
 
 import chess
 
-from engine.evaluation.score import INFINITY, MATE, PIECE_VALUE
+from engine.board.piece_values import PIECE_VALUE
+from engine.evaluation.score import INFINITY, MATE
 from engine.search.results import Info
 
 # A bonus in centipawns for a man's square, from White's side (a1 = 0): the centre for the

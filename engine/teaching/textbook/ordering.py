@@ -13,7 +13,7 @@ import chess
 
 # The engine's piece values, indexed by python-chess piece type (pawn = 1 .. king = 6). MVV-LVA
 # uses only their ranking, so the alpha-beta table's counts do not depend on the exact values.
-from engine.evaluation.score import PIECE_VALUE
+from engine.board.piece_values import PIECE_VALUE
 from engine.teaching.textbook.games import ChessGame, Game
 
 
