@@ -10,6 +10,7 @@ import numpy as np
 
 from engine.protocol.bench import POSITIONS
 from engine.board.movegen import castling_kernel, promotion_kernel, quiet_checks
+from engine.board.position import from_board
 from engine.search.history import OrderingTables
 from engine.search.movepick import ordered_moves
 
@@ -81,18 +82,11 @@ def positions_with(count: int, seed: int, wanted) -> list[chess.Board]:
     return boards
 
 
-def bitboards(board: chess.Board) -> list[np.uint64]:
-    """The pieces' boards and the side to move's men, as the kernels take them."""
-    return [np.uint64(bb) for bb in (board.pawns, board.knights, board.bishops, board.rooks,
-                                     board.queens, board.kings, board.occupied_co[board.turn])]
-
-
 def test_castling_moves_are_python_chess_castling_moves_in_its_order() -> None:
     listed = 0
     for board in positions_with(2000, 8, lambda b: b.castling_rights & b.occupied_co[b.turn]):
         expected = [move.from_square | move.to_square << 6 for move in board.generate_castling_moves()]
-        codes = castling_kernel(*bitboards(board), board.turn, np.uint64(board.castling_rights),
-                                False).tolist()
+        codes = castling_kernel(from_board(board), False).tolist()
         assert codes == expected, board.fen()
         listed += len(codes)
     assert listed > 300
@@ -109,8 +103,7 @@ def test_chess960_castling_moves_are_python_chess_king_takes_rook_moves_in_its_o
             if not board.is_check() and board.castling_rights & board.occupied_co[board.turn]:
                 expected = [move.from_square | move.to_square << 6
                             for move in board.generate_castling_moves()]
-                codes = castling_kernel(*bitboards(board), board.turn,
-                                        np.uint64(board.castling_rights), True).tolist()
+                codes = castling_kernel(from_board(board), True).tolist()
                 assert codes == expected, board.fen()
                 listed += len(codes)
             moves = list(board.legal_moves)
@@ -131,7 +124,7 @@ def test_quiet_checks_are_python_chess_quiet_moves_that_give_check() -> None:
         expected = [move for move in board.generate_legal_moves(to_mask=~board.occupied)
                     if board.gives_check(move) and not move.promotion
                     and not board.is_castling(move) and not board.is_en_passant(move)]
-        codes = quiet_checks(*bitboards(board), board.turn).tolist()
+        codes = quiet_checks(from_board(board)).tolist()
         as_moves = [chess.Move(code & 63, code >> 6 & 63) for code in codes]
         assert sorted(as_moves, key=str) == sorted(expected, key=str), board.fen()
         for code in codes:
@@ -151,7 +144,7 @@ def test_promotions_come_in_the_order_of_the_searchs_captures() -> None:
     listed = 0
     for board in positions_with(1500, 9, promoting_side):
         promotions = [move for move in staged_order(board) if move.promotion]
-        codes = promotion_kernel(*bitboards(board), board.turn, np.uint64(promoting_side(board))).tolist()
+        codes = promotion_kernel(from_board(board), np.uint64(promoting_side(board))).tolist()
         as_moves = [chess.Move(code & 63, code >> 6 & 63, code >> 20) for code in codes]
         queens = [move for move in as_moves if move.promotion == chess.QUEEN]
         assert queens + [move for move in as_moves if move.promotion != chess.QUEEN] == promotions, board.fen()

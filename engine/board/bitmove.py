@@ -16,6 +16,7 @@ from numba import boolean, int64, njit
 from engine.board import movecode
 from engine.board.bitboards import BACK_RANK, SQUARE_BB, U0, compile_kernel, stack_buffer
 from engine.board.movegen import MAX_CAPTURES, captures_into, evasion_kernel
+from engine.board.position import Position
 from engine.board.zobrist import EN_PASSANT_KEYS, RANDOM, is_in_check, key_after_move
 
 
@@ -129,22 +130,22 @@ def child(code, pawns, knights, bishops, rooks, queens, kings, white, castling, 
     in_check = is_in_check(p, n, b, r, q, k, child_white, not white_to_move)
     child_ep = -1
     mover = movecode.mover(code)
+    child_halfmove = 0 if mover == 1 or movecode.victim(code) else halfmove + 1
     if mover == 1 and (target - origin == 16 or origin - target == 16):
         # A double step: the en passant square counts (in the key too) if the capture is legal.
         square = (origin + target) // 2
-        theirs = (p | n | b | r | q | k) & ~child_white if white_to_move else child_white
+        # (The key without the square's file: the move lists do not read it.)
+        with_ep = Position(p, n, b, r, q, k, child_white, child_castling, not white_to_move,
+                           child_key, in_check, square, child_halfmove)
         if in_check:
             legal = False
-            for evasion in evasion_kernel(p, n, b, r, q, k, theirs, not white_to_move, square,
-                                          False):
+            for evasion in evasion_kernel(with_ep, False):
                 if movecode.target(evasion) == square and movecode.mover(evasion) == 1:
                     legal = True
         else:
-            legal = captures_into(stack_buffer(MAX_CAPTURES), p, n, b, r, q, k, theirs, U0,
-                                  not white_to_move, square, U0) > 0
+            legal = captures_into(stack_buffer(MAX_CAPTURES), with_ep, U0, square, U0) > 0
         if legal:
             child_ep = square
             child_key ^= RANDOM[EN_PASSANT_KEYS + (square & 7)]
-    child_halfmove = 0 if mover == 1 or movecode.victim(code) else halfmove + 1
     return (p, n, b, r, q, k, child_white, child_castling, child_key, in_check, child_ep,
             child_halfmove)

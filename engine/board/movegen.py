@@ -2,7 +2,8 @@
 evasions, a legality test.
 
 The search asks python-chess for no move list in its hot path: these kernels list the moves of a
-position from its bitboards, the same moves python-chess's generators give, in python-chess's own
+position (the record of engine/board/position.py) from its bitboards, the same moves python-chess's
+generators give, in python-chess's own
 order or in MVV-LVA order (the order decides ties in move ordering, so the search's tree does not
 change with the kernels). engine/search/movepick.py makes them into the search's staged move order.
 """
@@ -19,6 +20,7 @@ from engine.board.bitboards import (BACK_RANK, BETWEEN, KING_ATTACKS, KNIGHT_ATT
                                     PAWN_ATTACKS, PIECE_VALUES, RANK_3, RANK_6, S8, SEVENTH_RANK,
                                     SQUARE_BB, U0, U1, attacked_by, bishop_attacks, compile_kernel,
                                     lsb, msb, pinned_pieces, rook_attacks, stack_buffer)
+from engine.board.position import POSITION, all_men, own_men
 
 PROMOTION_RANKS = np.uint64(chess.BB_RANK_1 | chess.BB_RANK_8)  # where a pawn promotes
 _CORNERS = np.uint64(chess.BB_CORNERS)
@@ -62,40 +64,42 @@ def piece_kind(bit, pawns, knights, bishops, rooks, queens):
 
 
 @njit(cache=True, nogil=True)
-def _safe(origin, target, taken, pawns, knights, bishops, rooks, queens, kings, ours, white):
-    """Whether our king is not attacked once the man on ``origin`` goes to ``target``, taking the
-    man on ``taken`` (the target, or the pawn taken en passant)."""
-    occupied = pawns | knights | bishops | rooks | queens | kings
+def _safe(origin, target, taken, position):
+    """Whether the king of the side to move is not attacked once the man on ``origin`` goes to
+    ``target``, taking the man on ``taken`` (the target, or the pawn taken en passant)."""
+    (pawns, knights, bishops, rooks, queens, kings, _, _, white_to_move, _, _, _, _) = position
+    occupied = all_men(position)
+    ours = own_men(position)
     king_bb = kings & ours
     king = target if SQUARE_BB[origin] & king_bb else lsb(king_bb)
     after = (occupied & ~SQUARE_BB[origin] & ~taken) | SQUARE_BB[target]
     theirs = occupied & ~ours & ~taken
     return not attacked_by(king, after, pawns & ~taken, knights & ~taken, bishops & ~taken,
-                           rooks & ~taken, queens & ~taken, kings, theirs, white)
+                           rooks & ~taken, queens & ~taken, kings, theirs, white_to_move)
 
 
 @njit(cache=True, nogil=True)
-def _evasion_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, white, ep_square,
-                         quiet):
-    """The legal moves of a side in check, as python-chess lists them.
+def _evasion_kernel_impl(position, quiet):
+    """The legal moves of the side to move, in check, as python-chess lists them.
 
     ``quiet``: those of ``generate_legal_moves`` that neither capture nor promote, in its order, as
     butterfly indices. Otherwise its captures and promotions (``generate_legal_captures``, then
     pushes that promote) as move codes, sorted by MVV-LVA with ties in that order.
     """
     out = np.empty(MAX_QUIETS, dtype=np.int64)
-    return out[:evasions_into(out, pawns, knights, bishops, rooks, queens, kings, ours, white,
-                              ep_square, quiet)]
+    return out[:evasions_into(out, position, quiet)]
 
 
 @njit(cache=True, nogil=True)
-def evasions_into(out, pawns, knights, bishops, rooks, queens, kings, ours, white, ep_square,
-                  quiet):
+def evasions_into(out, position, quiet):
     """`_evasion_kernel_impl`'s moves written into ``out`` (MAX_QUIETS long), and how many."""
+    (pawns, knights, bishops, rooks, queens, kings, _, _, white_to_move, _, _, ep_square,
+     _) = position
     n = 0
-    occupied = pawns | knights | bishops | rooks | queens | kings
+    occupied = all_men(position)
+    ours = own_men(position)
     theirs = occupied & ~ours
-    us = 1 if white else 0
+    us = 1 if white_to_move else 0
     king = msb(kings & ours)
     checkers = ((KNIGHT_ATTACKS[king] & knights) | (PAWN_ATTACKS[us, king] & pawns)
                 | (bishop_attacks(king, occupied) & (bishops | queens))
@@ -114,7 +118,7 @@ def evasions_into(out, pawns, knights, bishops, rooks, queens, kings, ours, whit
         target = msb(targets)
         targets ^= SQUARE_BB[target]
         if not attacked_by(target, occupied, pawns, knights, bishops, rooks, queens, kings, theirs,
-                           white):
+                           white_to_move):
             out[n] = (movecode.butterfly_index(king, target) if quiet else movecode.make(
                 king, target, piece_kind(SQUARE_BB[target], pawns, knights, bishops, rooks, queens), 6,
                 0))
@@ -133,8 +137,7 @@ def evasions_into(out, pawns, knights, bishops, rooks, queens, kings, ours, whit
             while targets:
                 target = msb(targets)
                 targets ^= SQUARE_BB[target]
-                if _safe(origin, target, SQUARE_BB[target] & theirs, pawns, knights, bishops, rooks,
-                         queens, kings, ours, white):
+                if _safe(origin, target, SQUARE_BB[target] & theirs, position):
                     out[n] = (movecode.butterfly_index(origin, target) if quiet else
                               movecode.make(origin, target,
                                             piece_kind(SQUARE_BB[target], pawns, knights, bishops,
@@ -151,8 +154,7 @@ def evasions_into(out, pawns, knights, bishops, rooks, queens, kings, ours, whit
                 while targets:
                     target = msb(targets)
                     targets ^= SQUARE_BB[target]
-                    if not _safe(origin, target, SQUARE_BB[target], pawns, knights, bishops, rooks,
-                                 queens, kings, ours, white):
+                    if not _safe(origin, target, SQUARE_BB[target], position):
                         continue
                     victim = piece_kind(SQUARE_BB[target], pawns, knights, bishops, rooks, queens)
                     if SQUARE_BB[target] & PROMOTION_RANKS:
@@ -164,7 +166,7 @@ def evasions_into(out, pawns, knights, bishops, rooks, queens, kings, ours, whit
                         n += 1
         # Pushes between the checker and the king (promotions come last, after en passant).
         block = BETWEEN[king, checker]
-        if white:
+        if white_to_move:
             single = (our_pawns << S8) & ~occupied & block
             double = ((((our_pawns << S8) & ~occupied) & RANK_3) << S8) & ~occupied & block
             step = 8
@@ -179,8 +181,7 @@ def evasions_into(out, pawns, knights, bishops, rooks, queens, kings, ours, whit
                     target = msb(pushes)
                     pushes ^= SQUARE_BB[target]
                     origin = target - distance
-                    if _safe(origin, target, U0, pawns, knights, bishops, rooks, queens, kings, ours,
-                             white):
+                    if _safe(origin, target, U0, position):
                         out[n] = movecode.butterfly_index(origin, target)
                         n += 1
             return n
@@ -192,20 +193,19 @@ def evasions_into(out, pawns, knights, bishops, rooks, queens, kings, ours, whit
 
     # En passant (python-chess's generate_legal_ep), then the promotions by a push.
     if ep_square >= 0 and not SQUARE_BB[ep_square] & occupied:
-        taken = SQUARE_BB[ep_square - 8 if white else ep_square + 8]
+        taken = SQUARE_BB[ep_square - 8 if white_to_move else ep_square + 8]
         capturers = pawns & ours & PAWN_ATTACKS[1 - us, ep_square] & _FIFTH_RANK[us]
         while capturers:
             origin = msb(capturers)
             capturers ^= SQUARE_BB[origin]
-            if _safe(origin, ep_square, taken, pawns, knights, bishops, rooks, queens, kings, ours,
-                     white):
+            if _safe(origin, ep_square, taken, position):
                 out[n] = movecode.make(origin, ep_square, 1, 1, 0)
                 n += 1
     while promoting:
         target = msb(promoting)
         promoting ^= SQUARE_BB[target]
-        origin = target - 8 if white else target + 8
-        if _safe(origin, target, U0, pawns, knights, bishops, rooks, queens, kings, ours, white):
+        origin = target - 8 if white_to_move else target + 8
+        if _safe(origin, target, U0, position):
             for promotion in _PROMOTIONS:
                 out[n] = movecode.make(origin, target, 0, 1, promotion)
                 n += 1
@@ -235,8 +235,7 @@ def evasions_into(out, pawns, knights, bishops, rooks, queens, kings, ours, whit
     return n
 
 
-_EVASION_SIGNATURE = int64[::1](uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean,
-                                int64, boolean)
+_EVASION_SIGNATURE = int64[::1](POSITION, boolean)
 evasion_kernel = compile_kernel(_evasion_kernel_impl, _EVASION_SIGNATURE)
 
 
@@ -244,32 +243,32 @@ evasion_kernel = compile_kernel(_evasion_kernel_impl, _EVASION_SIGNATURE)
 
 RANK_2 = np.uint64(chess.BB_RANK_2)
 RANK_7 = np.uint64(chess.BB_RANK_7)
-_CAPTURE_SIGNATURE = int64[::1](uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64,
-                                boolean, int64, uint64)
+_CAPTURE_SIGNATURE = int64[::1](POSITION, uint64, int64, uint64)
 
 
 @njit(cache=True, nogil=True)
-def _capture_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, victims, white,
-                         ep_square, not_attackers):
-    """Legal captures of ``victims`` by a side not in check, in MVV-LVA order, each encoded as
-    ``origin | target << 6 | victim type << 12 | attacker type << 16`` (python-chess piece types).
+def _capture_kernel_impl(position, victims, ep_square, not_attackers):
+    """Legal captures of ``victims`` by the side to move, not in check, in MVV-LVA order, each
+    encoded as ``origin | target << 6 | victim type << 12 | attacker type << 16`` (python-chess
+    piece types); en passant on ``ep_square`` (-1: none, whatever the position's), and no capture
+    by the pawns ``not_attackers``.
 
     Victims come from the queen down to pawns (en passant last among the pawns), each target
     square from h8 down to a1; within a victim type the cheapest attacker comes first.
     """
     out = np.empty(MAX_CAPTURES, dtype=np.int64)
-    return out[:captures_into(out, pawns, knights, bishops, rooks, queens, kings, ours, victims,
-                              white, ep_square, not_attackers)]
+    return out[:captures_into(out, position, victims, ep_square, not_attackers)]
 
 
 @njit(cache=True, nogil=True)
-def captures_into(out, pawns, knights, bishops, rooks, queens, kings, ours, victims, white,
-                  ep_square, not_attackers):
+def captures_into(out, position, victims, ep_square, not_attackers):
     """`_capture_kernel_impl`'s moves written into ``out`` (MAX_CAPTURES long), and how many."""
+    (pawns, knights, bishops, rooks, queens, kings, _, _, white_to_move, _, _, _, _) = position
     n = 0
-    occupied = pawns | knights | bishops | rooks | queens | kings
+    occupied = all_men(position)
+    ours = own_men(position)
     theirs = occupied & ~ours
-    them = 0 if white else 1
+    them = 0 if white_to_move else 1
     king = lsb(kings & ours)
     king_bb = SQUARE_BB[king]
     pinned = pinned_pieces(king, occupied, ours, theirs, bishops, rooks, queens)
@@ -294,7 +293,7 @@ def captures_into(out, pawns, knights, bishops, rooks, queens, kings, ours, vict
                 if bit & pinned and not LINE[origin, square] & king_bb:
                     continue
                 if bit & kings and attacked_by(square, occupied, pawns, knights, bishops, rooks,
-                                               queens, kings, theirs, white):
+                                               queens, kings, theirs, white_to_move):
                     continue
                 if bit & pawns:
                     attacker = 1
@@ -312,7 +311,7 @@ def captures_into(out, pawns, knights, bishops, rooks, queens, kings, ours, vict
                 n += 1
         if victim_type == 1 and ep_square >= 0 and not SQUARE_BB[ep_square] & occupied:
             attackers = PAWN_ATTACKS[them, ep_square] & our_pawns
-            taken = SQUARE_BB[ep_square + (-8 if white else 8)]
+            taken = SQUARE_BB[ep_square + (-8 if white_to_move else 8)]
             while attackers:
                 origin = msb(attackers)
                 attackers ^= SQUARE_BB[origin]
@@ -340,29 +339,30 @@ _capture_kernel = compile_kernel(_capture_kernel_impl, _CAPTURE_SIGNATURE)
 
 # ---------------------------------------------------------------------- the quiet-move kernel
 
-_QUIET_SIGNATURE = Tuple((int64[::1], int64))(uint64, uint64, uint64, uint64, uint64, uint64,
-                                              uint64, boolean, int64)
+_QUIET_SIGNATURE = Tuple((int64[::1], int64))(POSITION)
 
 
 @njit(cache=True, nogil=True)
-def _quiet_kernel_impl(pawns, knights, bishops, rooks, queens, kings, ours, white, king):
-    """Legal quiet moves, but castling, of a side not in check, as butterfly indices,
+def _quiet_kernel_impl(position):
+    """Legal quiet moves, but castling, of the side to move, not in check, as butterfly indices,
     in python-chess's order: piece moves by origin and target from h8 down, then single and
     double pawn pushes. Also returns how many piece moves come first (castling follows them)."""
     out = np.empty(MAX_QUIETS, dtype=np.int64)
-    n, piece_moves = quiets_into(out, pawns, knights, bishops, rooks, queens, kings, ours, white,
-                                 king)
+    n, piece_moves = quiets_into(out, position)
     return out[:n], piece_moves
 
 
 @njit(cache=True, nogil=True)
-def quiets_into(out, pawns, knights, bishops, rooks, queens, kings, ours, white, king):
+def quiets_into(out, position):
     """`_quiet_kernel_impl`'s moves written into ``out`` (MAX_QUIETS long): how many, and how many
     piece moves come first."""
+    (pawns, knights, bishops, rooks, queens, kings, _, _, white_to_move, _, _, _, _) = position
     n = 0
-    occupied = pawns | knights | bishops | rooks | queens | kings
+    occupied = all_men(position)
     empty = ~occupied
+    ours = own_men(position)
     theirs = occupied & ~ours
+    king = lsb(kings & ours)
     pinned = pinned_pieces(king, occupied, ours, theirs, bishops, rooks, queens)
     king_bb = SQUARE_BB[king]
     pieces = ours & ~pawns
@@ -389,15 +389,15 @@ def quiets_into(out, pawns, knights, bishops, rooks, queens, kings, ours, white,
                 # Not in check, so no slider sees through the king's own square: the board as it
                 # stands tells whether the target is attacked.
                 if attacked_by(target, occupied, pawns, knights, bishops, rooks, queens, kings,
-                               theirs, white):
+                               theirs, white_to_move):
                     continue
             elif bit & pinned and not LINE[origin, target] & king_bb:
                 continue
             out[n] = movecode.butterfly_index(origin, target)
             n += 1
     piece_moves = n
-    movers = pawns & ours & ~SEVENTH_RANK[1 if white else 0]
-    if white:
+    movers = pawns & ours & ~SEVENTH_RANK[1 if white_to_move else 0]
+    if white_to_move:
         single = (movers << S8) & empty
         double = ((single & RANK_3) << S8) & empty
         step = 8
@@ -422,30 +422,31 @@ _quiet_kernel = compile_kernel(_quiet_kernel_impl, _QUIET_SIGNATURE)
 
 
 @njit(cache=True, nogil=True)
-def quiet_checks(pawns, knights, bishops, rooks, queens, kings, ours, white):
-    """The legal quiet moves (not castling, not promotions) of a side not in check that give
-    check, directly or by discovery, as move codes (origin | target << 6 | mover type << 16),
-    in the order of `_quiet_kernel_impl`."""
+def quiet_checks(position):
+    """The legal quiet moves (not castling, not promotions) of the side to move, not in check,
+    that give check, directly or by discovery, as move codes (origin | target << 6 | mover type
+    << 16), in the order of `_quiet_kernel_impl`."""
     out = np.empty(MAX_QUIETS, dtype=np.int64)
-    return out[:quiet_checks_into(out, pawns, knights, bishops, rooks, queens, kings, ours, white)]
+    return out[:quiet_checks_into(out, position)]
 
 
 @njit(cache=True, nogil=True)
-def quiet_checks_into(out, pawns, knights, bishops, rooks, queens, kings, ours, white):
+def quiet_checks_into(out, position):
     """`quiet_checks` written into ``out`` (MAX_QUIETS long), and how many."""
-    occupied = pawns | knights | bishops | rooks | queens | kings
+    (pawns, knights, bishops, rooks, queens, kings, _, _, white_to_move, _, _, _, _) = position
+    occupied = all_men(position)
+    ours = own_men(position)
     theirs = occupied & ~ours
     their_king = lsb(kings & theirs)
     # The squares from which each kind of piece would attack their king, and our men that alone
     # stand between it and one of our sliders (moving off that line uncovers a check).
-    pawn_checks = PAWN_ATTACKS[0 if white else 1, their_king]
+    pawn_checks = PAWN_ATTACKS[0 if white_to_move else 1, their_king]
     knight_checks = KNIGHT_ATTACKS[their_king]
     bishop_checks = bishop_attacks(their_king, occupied)
     rook_checks = rook_attacks(their_king, occupied)
     discoverers = pinned_pieces(their_king, occupied, ours, ours, bishops, rooks, queens)
     quiets = stack_buffer(MAX_QUIETS)
-    n_quiets, _ = quiets_into(quiets, pawns, knights, bishops, rooks, queens, kings, ours, white,
-                              lsb(kings & ours))
+    n_quiets, _ = quiets_into(quiets, position)
     n = 0
     for code in quiets[:n_quiets]:
         origin = movecode.origin(code)
@@ -466,36 +467,37 @@ def quiet_checks_into(out, pawns, knights, bishops, rooks, queens, kings, ours, 
 # ---------------------------------------------------------------------- promotions and castling
 
 @njit(cache=True, nogil=True)
-def promotion_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white, promoting):
-    """The legal promotions of the ``promoting`` pawns of a side not in check, in the order of
-    the search's move walk (engine/search/movepick.py): python-chess's (captures by origin and target from
+def promotion_kernel(position, promoting):
+    """The legal promotions of the ``promoting`` pawns of the side to move, not in check, in the
+    order of the search's move walk (engine/search/movepick.py): python-chess's (captures by origin and target from
     h8 down, then pushes, each as queen, rook, bishop, knight), stably sorted by falling victim
     value. Each is
     ``origin | target << 6 | victim type << 12 | 1 << 16 | promotion << 20`` (victim 0: a push)."""
     out = np.empty(MAX_PROMOTIONS, dtype=np.int64)
-    return out[:promotions_into(out, pawns, knights, bishops, rooks, queens, kings, ours, white,
-                                promoting)]
+    return out[:promotions_into(out, position, promoting)]
 
 
 @njit(cache=True, nogil=True)
-def promotions_into(out, pawns, knights, bishops, rooks, queens, kings, ours, white, promoting):
+def promotions_into(out, position, promoting):
     """`promotion_kernel`'s moves written into ``out`` (MAX_PROMOTIONS long), and how many."""
     if promoting == U0:
         return 0
+    (pawns, knights, bishops, rooks, queens, kings, _, _, white_to_move, _, _, _, _) = position
     n = 0
-    occupied = pawns | knights | bishops | rooks | queens | kings
+    occupied = all_men(position)
+    ours = own_men(position)
     theirs = occupied & ~ours
     king = lsb(kings & ours)
     king_bb = SQUARE_BB[king]
     pinned = pinned_pieces(king, occupied, ours, theirs, bishops, rooks, queens)
-    us = 1 if white else 0
+    us = 1 if white_to_move else 0
     for push in range(2):
         movers = promoting
         while movers:
             origin = msb(movers)
             movers ^= SQUARE_BB[origin]
             if push:
-                targets = SQUARE_BB[origin + 8 if white else origin - 8] & ~occupied
+                targets = SQUARE_BB[origin + 8 if white_to_move else origin - 8] & ~occupied
             else:
                 targets = PAWN_ATTACKS[us, origin] & theirs
             while targets:
@@ -520,25 +522,26 @@ def promotions_into(out, pawns, knights, bishops, rooks, queens, kings, ours, wh
 
 
 @njit(cache=True, nogil=True)
-def castling_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white, castling, chess960):
-    """The legal castling moves of a side not in check, as butterfly indices, in
+def castling_kernel(position, chess960):
+    """The legal castling moves of the side to move, not in check, as butterfly indices, in
     python-chess's order (the h-side first): the target is the rook's square in Chess960 (king
     takes rook) and the king's two-square step in standard chess. The rights are cleaned as
     `chess.Board.clean_castling_rights` cleans them (in Chess960: the outermost rook on each side
     of a king on its back rank)."""
     out = np.empty(2, dtype=np.int64)
-    return out[:castles_into(out, pawns, knights, bishops, rooks, queens, kings, ours, white,
-                             castling, chess960)]
+    return out[:castles_into(out, position, chess960)]
 
 
 @njit(cache=True, nogil=True)
-def castles_into(out, pawns, knights, bishops, rooks, queens, kings, ours, white, castling,
-                 chess960):
+def castles_into(out, position, chess960):
     """`castling_kernel`'s moves written into ``out`` (2 long), and how many."""
+    (pawns, knights, bishops, rooks, queens, kings, _, castling, white_to_move, _, _, _,
+     _) = position
     n = 0
-    occupied = pawns | knights | bishops | rooks | queens | kings
+    occupied = all_men(position)
+    ours = own_men(position)
     theirs = occupied & ~ours
-    back_rank = BACK_RANK[1 if white else 0]
+    back_rank = BACK_RANK[1 if white_to_move else 0]
     king_bb = kings & ours & back_rank
     if not king_bb:
         return 0
@@ -552,7 +555,7 @@ def castles_into(out, pawns, knights, bishops, rooks, queens, kings, ours, white
             if msb(rights) > king:
                 candidates |= SQUARE_BB[msb(rights)]
     else:
-        if king != (4 if white else 60):
+        if king != (4 if white_to_move else 60):
             return 0
         candidates = rights & _CORNERS
     base = king & 56
@@ -573,10 +576,11 @@ def castles_into(out, pawns, knights, bishops, rooks, queens, kings, ours, white
             square = lsb(path)
             path &= path - U1
             if attacked_by(square, occupied ^ king_bb, pawns, knights, bishops, rooks, queens, kings,
-                           theirs, white):
+                           theirs, white_to_move):
                 safe = False
         if safe and not attacked_by(king_to, occupied ^ king_bb ^ rook_bb ^ SQUARE_BB[rook_to],
-                                    pawns, knights, bishops, rooks, queens, kings, theirs, white):
+                                    pawns, knights, bishops, rooks, queens, kings, theirs,
+                                    white_to_move):
             out[n] = movecode.butterfly_index(king, rook if chess960 else king_to)
             n += 1
     return n
@@ -584,15 +588,17 @@ def castles_into(out, pawns, knights, bishops, rooks, queens, kings, ours, white
 
 # ---------------------------------------------------------------------- the legality kernel
 
-_LEGAL_SIGNATURE = boolean(uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean, int64,
-                           int64)
+_LEGAL_SIGNATURE = boolean(POSITION, int64, int64)
 
 
 @njit(cache=True, nogil=True)
-def legal_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white, origin, target):
-    """Whether ``origin`` -> ``target`` is a legal move that is neither castling, en passant nor
-    a promotion (a pawn reaching the last rank without promoting is not legal)."""
-    occupied = pawns | knights | bishops | rooks | queens | kings
+def legal_kernel(position, origin, target):
+    """Whether ``origin`` -> ``target`` is a legal move of the side to move that is neither
+    castling, en passant nor a promotion (a pawn reaching the last rank without promoting is not
+    legal)."""
+    (pawns, knights, bishops, rooks, queens, kings, _, _, white_to_move, _, _, _, _) = position
+    occupied = all_men(position)
+    ours = own_men(position)
     theirs = occupied & ~ours
     from_bb = SQUARE_BB[origin]
     to_bb = SQUARE_BB[target]
@@ -602,10 +608,10 @@ def legal_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white, ori
         if to_bb & PROMOTION_RANKS:
             return False
         if to_bb & theirs:
-            reach = PAWN_ATTACKS[1 if white else 0, origin] & to_bb
+            reach = PAWN_ATTACKS[1 if white_to_move else 0, origin] & to_bb
         else:
-            step = 8 if white else -8
-            start = RANK_2 if white else RANK_7
+            step = 8 if white_to_move else -8
+            start = RANK_2 if white_to_move else RANK_7
             reach = U0
             if target == origin + step:
                 reach = to_bb & ~occupied
@@ -628,7 +634,7 @@ def legal_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white, ori
     # Legal if, the move made, no piece of theirs (but one taken) attacks our king.
     king = target if from_bb & kings else lsb(kings & ours)
     return not attacked_by(king, (occupied ^ from_bb) | to_bb, pawns, knights, bishops, rooks,
-                           queens, kings, theirs & ~to_bb, white)
+                           queens, kings, theirs & ~to_bb, white_to_move)
 
 
 legal_kernel = compile_kernel(legal_kernel, _LEGAL_SIGNATURE)

@@ -12,7 +12,7 @@ from collections import namedtuple
 
 import chess
 import numpy as np
-from numba import boolean, int64, uint64
+from numba import boolean, int64, njit, uint64
 from numba.types import NamedTuple
 
 # python-chess's bitboards, White's men and castling rights, the side to move, the Zobrist key,
@@ -26,6 +26,26 @@ POSITION_INPUTS = (("pawns", uint64), ("knights", uint64), ("bishops", uint64),
 Position = namedtuple("Position", [name for name, _ in POSITION_INPUTS])
 POSITION = NamedTuple(tuple(numba_type for _, numba_type in POSITION_INPUTS), Position)
 """The record's numba type, for the signatures of the kernels that take it."""
+
+
+# What the kernels derive from a position, inlined where they read it.
+@njit(cache=True, nogil=True, inline="always")
+def all_men(position):
+    """Every man on the board."""
+    return (position.pawns | position.knights | position.bishops | position.rooks
+            | position.queens | position.kings)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def own_men(position):
+    """The men of the side to move."""
+    return position.white if position.white_to_move else all_men(position) & ~position.white
+
+
+@njit(cache=True, nogil=True, inline="always")
+def their_men(position):
+    """The men of the side not to move."""
+    return all_men(position) & ~own_men(position)
 
 
 def legal_ep_square(board: chess.Board) -> int:

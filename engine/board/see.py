@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import chess
 import numpy as np
-from numba import boolean, int64, njit, uint64
+from numba import int64, njit
 
 from engine.board.bitboards import (KING_ATTACKS, KNIGHT_ATTACKS, PAWN_ATTACKS, PIECE_VALUES, U0,
                                     U1, bishop_attacks, compile_kernel, rook_attacks, stack_buffer)
-
-
-_SIGNATURE = int64(uint64, uint64, uint64, uint64, uint64, uint64, uint64, int64, int64, boolean)
+from engine.board.position import POSITION, all_men, from_board
 
 
 @njit(cache=True, nogil=True)
@@ -30,8 +28,10 @@ def _attackers_to(square, occupied, pawns, knights, bishops, rooks, queens, king
 
 
 @njit(cache=True, nogil=True)
-def see_kernel(pawns, knights, bishops, rooks, queens, kings, white, origin, target, white_moves):
-    occupied = pawns | knights | bishops | rooks | queens | kings
+def see_kernel(position, origin, target):
+    """`see` of the move ``origin`` -> ``target`` of the side to move of ``position``."""
+    (pawns, knights, bishops, rooks, queens, kings, white, _, white_moves, _, _, _, _) = position
+    occupied = all_men(position)
     boards = (pawns, knights, bishops, rooks, queens, kings)
     target_bb = U1 << np.uint64(target)
     origin_bb = U1 << np.uint64(origin)
@@ -79,11 +79,9 @@ def see_kernel(pawns, knights, bishops, rooks, queens, kings, white, origin, tar
     return gain[0]
 
 
-_kernel = compile_kernel(see_kernel, _SIGNATURE)
+_kernel = compile_kernel(see_kernel, int64(POSITION, int64, int64))
 
 
 def see(board: chess.Board, move: chess.Move) -> int:
     """Material won by ``move`` (centipawns, PIECE_VALUE) once the exchange on its square ends."""
-    return _kernel(board.pawns, board.knights, board.bishops, board.rooks, board.queens,
-                   board.kings, board.occupied_co[chess.WHITE], move.from_square, move.to_square,
-                   board.turn)
+    return _kernel(from_board(board), move.from_square, move.to_square)

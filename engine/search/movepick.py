@@ -30,10 +30,10 @@ from numba import boolean, int64, njit
 from numba.types import Tuple
 
 from engine.board import movecode
-from engine.board.bitboards import (PIECE_VALUES, SEVENTH_RANK, SQUARE_BB, compile_kernel, lsb,
+from engine.board.bitboards import (PIECE_VALUES, SEVENTH_RANK, SQUARE_BB, compile_kernel,
                                     stack_buffer)
 from engine.board.bitmove import move_code
-from engine.board.position import POSITION, from_board
+from engine.board.position import POSITION, from_board, own_men, their_men
 from engine.board.movegen import (MAX_CAPTURES, MAX_PROMOTIONS, MAX_QUIETS, piece_kind,
                                   legal_kernel, captures_into, castles_into, castling_kernel,
                                   evasions_into, promotions_into, quiets_into)
@@ -97,18 +97,14 @@ def ordered_stages(board: chess.Board, hash_move: chess.Move | None, tables: Ord
 def _is_legal(position, chess960, origin, target):
     """Whether the table move or killer ``origin`` -> ``target`` (no promotion, no en passant) is
     legal here; a king's two-square step, or a king taking its own rook (Chess960), is castling."""
-    (pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, _, in_check,
-     ep_square, _) = position
-    ours = white if white_to_move else (pawns | knights | bishops | rooks | queens | kings) & ~white
-    if SQUARE_BB[origin] & kings and (target - origin == 2 or origin - target == 2
-                                      or SQUARE_BB[target] & rooks & ours):
-        for code in castling_kernel(pawns, knights, bishops, rooks, queens, kings, ours,
-                                    white_to_move, castling, chess960):
+    if SQUARE_BB[origin] & position.kings and (
+            target - origin == 2 or origin - target == 2
+            or SQUARE_BB[target] & position.rooks & own_men(position)):
+        for code in castling_kernel(position, chess960):
             if code == movecode.butterfly_index(origin, target):
                 return True
         return False
-    return legal_kernel(pawns, knights, bishops, rooks, queens, kings, ours, white_to_move,
-                              origin, target)
+    return legal_kernel(position, origin, target)
 
 
 @njit(cache=True, nogil=True)
@@ -117,24 +113,21 @@ def first_moves(out, losing, position, chess960, hash_code):
     and promotions but those that lose material, which come apart (stage 5), as move codes (victim
     0: a quiet move), written into ``out`` (WALK_MOVES long) and ``losing`` (MAX_CAPTURES long) and
     returned as their filled parts. Also the hash move's table code (-1 if it is not legal here)."""
-    (pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, _, in_check,
-     ep_square, _) = position
-    ours = white if white_to_move else (pawns | knights | bishops | rooks | queens | kings) & ~white
-    theirs = (pawns | knights | bishops | rooks | queens | kings) & ~ours
+    (pawns, knights, bishops, rooks, queens, _, _, _, white_to_move, _, in_check, ep_square,
+     _) = position
+    ours = own_men(position)
+    theirs = their_men(position)
     n = 0
     skip = -1
     captures = stack_buffer(MAX_QUIETS)  # (room for the evasions, in check)
     if in_check:
-        captures = captures[:evasions_into(captures, pawns, knights, bishops, rooks, queens, kings,
-                                           ours, white_to_move, ep_square, False)]
+        captures = captures[:evasions_into(captures, position, False)]
         promotions = captures[:0]
     else:
         promoting = pawns & ours & SEVENTH_RANK[1 if white_to_move else 0]
         promotions = stack_buffer(MAX_PROMOTIONS)
-        promotions = promotions[:promotions_into(promotions, pawns, knights, bishops, rooks,
-                                                 queens, kings, ours, white_to_move, promoting)]
-        captures = captures[:captures_into(captures, pawns, knights, bishops, rooks, queens, kings,
-                                           ours, theirs, white_to_move, ep_square, promoting)]
+        promotions = promotions[:promotions_into(promotions, position, promoting)]
+        captures = captures[:captures_into(captures, position, theirs, ep_square, promoting)]
     if hash_code > 0:
         origin = movecode.origin(hash_code)
         target = movecode.target(hash_code)
@@ -164,8 +157,7 @@ def first_moves(out, losing, position, chess960, hash_code):
             continue
         if (PIECE_VALUES[movecode.mover(code)] > PIECE_VALUES[movecode.victim(code)]
                 and movecode.promotion(code) == 0
-                and see_kernel(pawns, knights, bishops, rooks, queens, kings, white,
-                                movecode.origin(code), movecode.target(code), white_to_move) < 0):
+                and see_kernel(position, movecode.origin(code), movecode.target(code)) < 0):
             losing[n_losing] = code
             n_losing += 1
         else:
@@ -182,10 +174,8 @@ def first_moves(out, losing, position, chess960, hash_code):
 def _killer_moves(out, done, position, chess960, skip, killers):
     """Stage 3 of the walk: the ply's ``killers`` that are legal quiet moves here (not the hash
     move ``skip``), written into ``out``, and the history indices of those two, into ``done``."""
-    (pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, _, in_check,
-     ep_square, _) = position
-    ours = white if white_to_move else (pawns | knights | bishops | rooks | queens | kings) & ~white
-    theirs = (pawns | knights | bishops | rooks | queens | kings) & ~ours
+    (pawns, knights, bishops, rooks, queens, _, _, _, _, _, _, ep_square, _) = position
+    theirs = their_men(position)
     killer_a = killers[0]
     killer_b = killers[1]
     n = 0
@@ -211,20 +201,16 @@ def _killer_moves(out, done, position, chess960, skip, killers):
 def _quiet_moves(out, position, chess960, skip, done, history):
     """Stage 4 of the walk: the other quiet moves, by their history when the search reaches
     them (it may have changed while the moves before were searched), written into ``out``."""
-    (pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, _, in_check,
-     ep_square, _) = position
-    ours = white if white_to_move else (pawns | knights | bishops | rooks | queens | kings) & ~white
+    (pawns, knights, bishops, rooks, queens, _, _, castling, _, _, in_check, _, _) = position
     quiets = stack_buffer(MAX_QUIETS)
     if in_check:
-        n = evasions_into(quiets, pawns, knights, bishops, rooks, queens, kings, ours,
-                          white_to_move, ep_square, True)
+        n = evasions_into(quiets, position, True)
     else:
-        n, piece_moves = quiets_into(quiets, pawns, knights, bishops, rooks, queens, kings, ours,
-                                     white_to_move, lsb(kings & ours))
-        if castling & ours:  # castling comes after the piece moves, as python-chess lists it
+        n, piece_moves = quiets_into(quiets, position)
+        # Castling comes after the piece moves, as python-chess lists it.
+        if castling & own_men(position):
             castles = stack_buffer(2)
-            n_castles = castles_into(castles, pawns, knights, bishops, rooks, queens, kings, ours,
-                                     white_to_move, castling, chess960)
+            n_castles = castles_into(castles, position, chess960)
             for i in range(n - 1, piece_moves - 1, -1):
                 quiets[i + n_castles] = quiets[i]
             quiets[piece_moves:piece_moves + n_castles] = castles[:n_castles]

@@ -32,7 +32,7 @@ from numba.types import NamedTuple, StarArgTuple, Tuple
 from engine.board import movecode
 from engine.evaluation import network as nn
 from engine.board.bitboards import (PIECE_VALUES, SEVENTH_RANK, SQUARE_BB, U0, U1, compile_kernel,
-                                    lsb, popcount, uncounted, uncounted_inline)
+                                    popcount, uncounted, uncounted_inline)
 from engine.board.bitmove import child, is_quiet_code
 from engine.search.depth_rules import (extends_check, internal_iterative_reduction,
                                        late_move_reduction, null_move_reduction)
@@ -48,7 +48,8 @@ from engine.search.kernel_report import (AGAIN_AT_FULL_DEPTH, AGAIN_WITH_WINDOW,
                                          SINGULAR_CHECK, SINGULAR_EXTENSION, STAND_PAT, TABLE_CUT,
                                          TABLEBASE, TBHITS, trace_child, trace_end, trace_mark,
                                          trace_node, trace_pruned, trace_pruned_all, trace_value)
-from engine.board.position import POSITION, POSITION_INPUTS, Position
+from engine.board.position import (POSITION, POSITION_INPUTS, Position, all_men, own_men,
+                                   their_men)
 from engine.board.movegen import (MAX_CAPTURES, MAX_PROMOTIONS, MAX_QUIETS, captures_into,
                                   evasion_kernel, promotions_into, quiet_checks_into, quiets_into)
 from engine.search.history import record_cutoff
@@ -149,23 +150,10 @@ _wdl_to_score = uncounted(wdl_to_score)
 # it, so that they cost no call); ``me`` is the node's trace row, and a helper that ends the node
 # traces the rule that ended it.
 @uncounted_inline
-def _men(position):
-    """Every man on the board of ``position``."""
-    return (position.pawns | position.knights | position.bishops | position.rooks
-            | position.queens | position.kings)
-
-
-@uncounted_inline
-def _ours(position):
-    """The men of the side to move."""
-    return position.white if position.white_to_move else _men(position) & ~position.white
-
-
-@uncounted_inline
 def _evaluation(position, ply, params, weights, network, acc):
     """The evaluation the search uses (`Search.evaluate`): the network's score from the first layer
     kept for this ply (``acc[ply]``), or the classical evaluation."""
-    occupied = _men(position)
+    occupied = all_men(position)
     if params[P.NETWORK]:
         return nn.output(acc[ply], position.white_to_move, occupied, network[2], network[3])
     return evaluate_kernel(position.pawns, position.knights, position.bishops, position.rooks,
@@ -260,13 +248,9 @@ def _is_draw(position, line):
     if p.halfmove >= 100:
         if not p.in_check:
             return True
-        ours = _ours(p)
-        return (evasion_kernel(p.pawns, p.knights, p.bishops, p.rooks, p.queens, p.kings, ours,
-                               p.white_to_move, p.ep_square, False).shape[0] > 0
-                or evasion_kernel(p.pawns, p.knights, p.bishops, p.rooks, p.queens, p.kings, ours,
-                                  p.white_to_move, p.ep_square, True).shape[0] > 0)
+        return evasion_kernel(p, False).shape[0] > 0 or evasion_kernel(p, True).shape[0] > 0
     white = p.white
-    black = _men(p) & ~white
+    black = all_men(p) & ~white
     # (Bare kings, a lone minor: python-chess's insufficient material, among them.)
     if not (white & (white - U1) and black & (black - U1)) and is_known_draw(
             p.pawns, p.knights, p.bishops, p.rooks, p.queens, white, black):
@@ -326,7 +310,7 @@ def _tablebase(position, depth, ply, tables, control, me):
     so the result of a position not probed yet is asked of the Python search (``request``,
     NEED_PROBE), which probes it and calls again."""
     p = position
-    men = popcount(_men(p))
+    men = popcount(all_men(p))
     most = tables.params[P.TABLEBASE_MEN]
     if (p.halfmove != 0 or p.castling != U0 or men > most
             or (men == most and depth < tables.params[P.TABLEBASE_DEPTH])):
@@ -370,8 +354,7 @@ def _see_pruned(position, params, counts, me, code, depth):
     loses more than SEE a ply by static exchange, near the horizon."""
     p = position
     if (depth <= params[P.SEE_DEPTH]
-            and see_kernel(p.pawns, p.knights, p.bishops, p.rooks, p.queens, p.kings, p.white,
-                           movecode.origin(code), movecode.target(code), p.white_to_move)
+            and see_kernel(p, movecode.origin(code), movecode.target(code))
             < -params[P.SEE] * depth):
         trace_pruned(counts, me, code, SEE_PRUNING)
         return True
@@ -390,10 +373,8 @@ def _node_moves(moves, ply, excluded):
 def _promotions(position, out):
     """The promotions of the side to move, listed into ``out`` (its filled part)."""
     p = position
-    ours = _ours(p)
-    promoting = p.pawns & ours & SEVENTH_RANK[1 if p.white_to_move else 0]
-    return out[:promotions_into(out, p.pawns, p.knights, p.bishops, p.rooks, p.queens, p.kings,
-                                ours, p.white_to_move, promoting)]
+    promoting = p.pawns & own_men(p) & SEVENTH_RANK[1 if p.white_to_move else 0]
+    return out[:promotions_into(out, p, promoting)]
 
 
 @uncounted_inline
@@ -401,12 +382,9 @@ def _stalemate_with_pawns_only(position, promotions, walk):
     """Whether the side to move, out of check, has no move because it has only pawns that cannot
     move (a side with a piece always has one). Lists the moves in ``walk``, a node's."""
     p = position
-    ours = _ours(p)
-    return ((ours & ~(p.pawns | p.kings)) == U0 and promotions.shape[0] == 0
-            and captures_into(walk, p.pawns, p.knights, p.bishops, p.rooks, p.queens, p.kings,
-                              ours, _men(p) & ~ours, p.white_to_move, p.ep_square, U0) == 0
-            and quiets_into(walk, p.pawns, p.knights, p.bishops, p.rooks, p.queens, p.kings, ours,
-                            p.white_to_move, lsb(p.kings & ours))[0] == 0)
+    return ((own_men(p) & ~(p.pawns | p.kings)) == U0 and promotions.shape[0] == 0
+            and captures_into(walk, p, their_men(p), p.ep_square, U0) == 0
+            and quiets_into(walk, p)[0] == 0)
 
 
 @uncounted_inline
@@ -416,9 +394,8 @@ def _quiescence_moves(codes, position, promotions, line, params):
     RECAPTURES_AFTER plies on; at its first ply the quiet checks after them, so that a mate that a
     null move or razoring leaves one ply short is seen here, not only past the reduced depth."""
     p = position
-    ours = _ours(p)
-    promoting = p.pawns & ours & SEVENTH_RANK[1 if p.white_to_move else 0]
-    victims = _men(p) & ~ours
+    promoting = p.pawns & own_men(p) & SEVENTH_RANK[1 if p.white_to_move else 0]
+    victims = their_men(p)
     n_codes = 0
     capture_ep = p.ep_square
     if line.qply >= params[P.RECAPTURES_AFTER]:
@@ -429,13 +406,10 @@ def _quiescence_moves(codes, position, promotions, line, params):
             if movecode.promotion(code) == 5:  # queen promotions first (no under-promotions here)
                 codes[n_codes] = code
                 n_codes += 1
-    n_captures = n_codes + captures_into(codes[n_codes:], p.pawns, p.knights, p.bishops, p.rooks,
-                                         p.queens, p.kings, ours, victims, p.white_to_move,
-                                         capture_ep, promoting)
+    n_captures = n_codes + captures_into(codes[n_codes:], p, victims, capture_ep, promoting)
     n_moves = n_captures
     if line.qply == 0:
-        n_moves += quiet_checks_into(codes[n_captures:], p.pawns, p.knights, p.bishops, p.rooks,
-                                     p.queens, p.kings, ours, p.white_to_move)
+        n_moves += quiet_checks_into(codes[n_captures:], p)
     return codes[:n_moves], n_captures
 
 
@@ -454,8 +428,7 @@ def _pruned_capture(position, params, counts, me, moves, i, n_captures, shortfal
         return True, n_captures
     p = position
     if PIECE_VALUES[movecode.mover(code)] > victim and see_kernel(
-            p.pawns, p.knights, p.bishops, p.rooks, p.queens, p.kings, p.white,
-            movecode.origin(code), movecode.target(code), p.white_to_move) < 0:
+            p, movecode.origin(code), movecode.target(code)) < 0:
         trace_pruned(counts, me, code, SEE_PRUNING)
         return True, i
     return False, i
@@ -595,7 +568,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
     `_quiescence`'s."""
     p = position
     ply = line.ply
-    if (p.kings & _ours(p)) == U0:
+    if (p.kings & own_men(p)) == U0:
         return 0  # no king to move: not a position of chess
     # Step 1. The horizon: a check extends a node of the tree (not of quiescence) by a ply; at
     # depth 0 the node is quiescence's.
@@ -664,7 +637,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
     # Step 10. Null move: the node fails high if it does even when it passes, searched
     # shallower (not with pawns only: zugzwang).
     if (may_prune and line.can_null and depth >= params[P.NULL_MOVE_DEPTH]
-            and static_eval >= beta and _ours(p) & ~(p.pawns | p.kings)):
+            and static_eval >= beta and own_men(p) & ~(p.pawns | p.kings)):
         reduction = null_move_reduction(params, depth, static_eval, beta)
         null_key, _ = key_kernel(p.pawns, p.knights, p.bishops, p.rooks, p.queens, p.kings,
                                  p.white, p.castling, not p.white_to_move, no_square)
