@@ -474,7 +474,7 @@ def test_scout_kernel_takes_the_static_score_the_table_keeps() -> None:
     assert abs(plain) < 3000
     key = position_key(board)
     search.prepare(board, Limits())
-    tt_kernels.store_kernel(search.tt.table, np.uint64(key), search.tt.entries, 0, LOWER,
-                            -MATE + 1, 0, search.tt.generation, 5000)
+    tt_kernels.store_kernel(search.tt.table, np.uint64(key), search.tt.entries,
+                            (0, LOWER, -MATE + 1, 0, 5000), search.tt.generation)
     assert search.quiescence(-INFINITY, 4000, 1) >= 4000
     assert search.evaluations == 0 < evaluations

@@ -122,23 +122,25 @@ def test_tt_entry_keeps_the_static_score_beside_the_search_result(static):
     # node that finds it does not compute again.
     tt = TranspositionTable(1)
     key = 0xFEDCBA9876543210
-    tt_kernels.store_kernel(tt.table, key, tt.entries, 7, LOWER, -31990, 77, tt.generation, static)
+    tt_kernels.store_kernel(tt.table, key, tt.entries, (7, LOWER, -31990, 77, static),
+                            tt.generation)
     assert tt_kernels.probe_kernel(tt.table, key, tt.entries) == (7, LOWER, -31990, 77, static)
     assert tt.probe(key)[:3] == (7, LOWER, -31990)
     # A result without one keeps the position's; another position's entry does not inherit it.
-    tt_kernels.store_kernel(tt.table, key, tt.entries, 8, UPPER, 5, 0, tt.generation,
-                            tt_kernels.NO_EVAL)
+    tt_kernels.store_kernel(tt.table, key, tt.entries, (8, UPPER, 5, 0, tt_kernels.NO_EVAL),
+                            tt.generation)
     assert tt_kernels.probe_kernel(tt.table, key, tt.entries)[4] == static
     other = key ^ OTHER_KEY_SAME_SLOT
-    tt_kernels.store_kernel(tt.table, other, tt.entries, 9, EXACT, 0, 0, tt.generation,
-                            tt_kernels.NO_EVAL)
+    tt_kernels.store_kernel(tt.table, other, tt.entries, (9, EXACT, 0, 0, tt_kernels.NO_EVAL),
+                            tt.generation)
     assert tt_kernels.probe_kernel(tt.table, other, tt.entries)[4] == tt_kernels.NO_EVAL
 
 
 @pytest.mark.parametrize("static", [8192, -8192, 10000, -(MATE + 1)])
 def test_tt_entry_keeps_no_static_score_past_its_range(static):
     tt = TranspositionTable(1)
-    tt_kernels.store_kernel(tt.table, 42 << 32, tt.entries, 3, EXACT, 12, 0, tt.generation, static)
+    tt_kernels.store_kernel(tt.table, 42 << 32, tt.entries, (3, EXACT, 12, 0, static),
+                            tt.generation)
     assert tt_kernels.probe_kernel(tt.table, 42 << 32, tt.entries) == (3, EXACT, 12, 0,
                                                                       tt_kernels.NO_EVAL)
 
@@ -147,7 +149,8 @@ def test_hashfull_reads_the_generation_beside_static_scores():
     tt = TranspositionTable(1)
     for slot in range(1000):
         key = -(-(slot << 32) // tt.entries) << 32
-        tt_kernels.store_kernel(tt.table, key, tt.entries, 1, EXACT, 0, 0, tt.generation, -8191)
+        tt_kernels.store_kernel(tt.table, key, tt.entries, (1, EXACT, 0, 0, -8191),
+                                tt.generation)
     assert tt.hashfull() == 1000
     tt.new_search()
     assert tt.hashfull() == 0

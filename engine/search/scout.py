@@ -289,8 +289,8 @@ def _table_cut(key, depth, alpha, beta, line, tables, counts, me):
 def _store(tables, key, depth, bound, score, move, static_eval, ply):
     """The node's ``score`` stored in the table, with its ``bound``, ``move`` and the position's
     ``static_eval`` (or NO_EVAL)."""
-    store_entry(tables.table, key, tables.entries, depth, bound, _to_tt(score, ply), move,
-                tables.generation, static_eval)
+    store_entry(tables.table, key, tables.entries,
+                (depth, bound, _to_tt(score, ply), move, static_eval), tables.generation)
 
 
 @uncounted_inline

@@ -189,8 +189,8 @@ class TranspositionTable:
         when ``move`` is None), except that a bound does not replace a much deeper result of
         the current search for the same position."""
         code = tt_kernels.encode_move(move)
-        self._store_kernel(self.table, key, self.entries, depth, bound, score, code, self.generation,
-                           tt_kernels.NO_EVAL)
+        self._store_kernel(self.table, key, self.entries,
+                           (depth, bound, score, code, tt_kernels.NO_EVAL), self.generation)
 
     def hashfull(self) -> int:
         """Per mille of the first 1000 entries used by the current search, as UCI's ``hashfull``."""

@@ -23,7 +23,7 @@ from __future__ import annotations
 import chess
 import numpy as np
 from numba import njit
-from numba.core.types import Tuple, int64, uint64, void
+from numba.core.types import Tuple, UniTuple, int64, uint64, void
 
 from engine.board import movecode
 from engine.board.bitboards import compile_kernel, prefetch
@@ -77,9 +77,11 @@ def probe_entry(table, key, entries):
 
 
 @njit(cache=True, nogil=True)
-def store_entry(table, key, entries, depth, bound, score, move, generation, static_eval):
-    """Writes an entry, unless the slot holds something more valuable (see
-    tt.TranspositionTable.store); ``static_eval`` is the position's static score or NO_EVAL."""
+def store_entry(table, key, entries, entry, generation):
+    """Writes ``entry``, (depth, bound, score, move code, static score or NO_EVAL) as
+    `probe_entry` reads it back, for the search of ``generation``, unless the slot holds
+    something more valuable (see tt.TranspositionTable.store)."""
+    depth, bound, score, move, static_eval = entry
     index = _slot(key, entries) << np.uint64(1)
     old = table[index + np.uint64(1)]
     stored_eval = uint64(static_eval + EVAL_OFFSET) if abs(static_eval) <= EVAL_RANGE else uint64(0)
@@ -106,7 +108,7 @@ def store_entry(table, key, entries, depth, bound, score, move, generation, stat
 
 
 _PROBE_SIGNATURE = Tuple((int64, int64, int64, int64, int64))(uint64[::1], uint64, uint64)
-_STORE_SIGNATURE = void(uint64[::1], uint64, uint64, int64, int64, int64, int64, int64, int64)
+_STORE_SIGNATURE = void(uint64[::1], uint64, uint64, UniTuple(int64, 5), int64)
 
 
 probe_kernel = compile_kernel(probe_entry, _PROBE_SIGNATURE)
