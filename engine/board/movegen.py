@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import chess
 import numpy as np
-from numba import boolean, int64, njit, uint64
-from numba.types import Tuple
+from numba import boolean, int64, njit
 
 from engine.board import movecode
 from engine.board.bitboards import (BACK_RANK, BETWEEN, KING_ATTACKS, KNIGHT_ATTACKS, LINE,
@@ -243,26 +242,19 @@ evasion_kernel = compile_kernel(_evasion_kernel_impl, _EVASION_SIGNATURE)
 
 RANK_2 = np.uint64(chess.BB_RANK_2)
 RANK_7 = np.uint64(chess.BB_RANK_7)
-_CAPTURE_SIGNATURE = int64[::1](POSITION, uint64, int64, uint64)
-
-
-@njit(cache=True, nogil=True)
-def _capture_kernel_impl(position, victims, ep_square, not_attackers):
-    """Legal captures of ``victims`` by the side to move, not in check, in MVV-LVA order, each
-    encoded as ``origin | target << 6 | victim type << 12 | attacker type << 16`` (python-chess
-    piece types); en passant on ``ep_square`` (-1: none, whatever the position's), and no capture
-    by the pawns ``not_attackers``.
-
-    Victims come from the queen down to pawns (en passant last among the pawns), each target
-    square from h8 down to a1; within a victim type the cheapest attacker comes first.
-    """
-    out = np.empty(MAX_CAPTURES, dtype=np.int64)
-    return out[:captures_into(out, position, victims, ep_square, not_attackers)]
 
 
 @njit(cache=True, nogil=True)
 def captures_into(out, position, victims, ep_square, not_attackers):
-    """`_capture_kernel_impl`'s moves written into ``out`` (MAX_CAPTURES long), and how many."""
+    """Legal captures of ``victims`` by the side to move, not in check, in MVV-LVA order, written
+    into ``out`` (MAX_CAPTURES long); returns how many. Each is encoded as ``origin | target << 6
+    | victim type << 12 | attacker type << 16`` (python-chess piece types); en passant on
+    ``ep_square`` (-1: none, whatever the position's), and no capture by the pawns
+    ``not_attackers``.
+
+    Victims come from the queen down to pawns (en passant last among the pawns), each target
+    square from h8 down to a1; within a victim type the cheapest attacker comes first.
+    """
     (pawns, knights, bishops, rooks, queens, kings, _, _, white_to_move, _, _, _, _) = position
     n = 0
     occupied = all_men(position)
@@ -334,28 +326,14 @@ def captures_into(out, position, victims, ep_square, not_attackers):
     return n
 
 
-_capture_kernel = compile_kernel(_capture_kernel_impl, _CAPTURE_SIGNATURE)
-
-
 # ---------------------------------------------------------------------- the quiet-move kernel
-
-_QUIET_SIGNATURE = Tuple((int64[::1], int64))(POSITION)
-
-
-@njit(cache=True, nogil=True)
-def _quiet_kernel_impl(position):
-    """Legal quiet moves, but castling, of the side to move, not in check, as butterfly indices,
-    in python-chess's order: piece moves by origin and target from h8 down, then single and
-    double pawn pushes. Also returns how many piece moves come first (castling follows them)."""
-    out = np.empty(MAX_QUIETS, dtype=np.int64)
-    n, piece_moves = quiets_into(out, position)
-    return out[:n], piece_moves
-
 
 @njit(cache=True, nogil=True)
 def quiets_into(out, position):
-    """`_quiet_kernel_impl`'s moves written into ``out`` (MAX_QUIETS long): how many, and how many
-    piece moves come first."""
+    """Legal quiet moves, but castling, of the side to move, not in check, as butterfly indices,
+    written into ``out`` (MAX_QUIETS long), in python-chess's order: piece moves by origin and
+    target from h8 down, then single and double pawn pushes. Returns how many, and how many piece
+    moves come first (castling follows them)."""
     (pawns, knights, bishops, rooks, queens, kings, _, _, white_to_move, _, _, _, _) = position
     n = 0
     occupied = all_men(position)
@@ -418,14 +396,11 @@ def quiets_into(out, position):
     return n, piece_moves
 
 
-_quiet_kernel = compile_kernel(_quiet_kernel_impl, _QUIET_SIGNATURE)
-
-
 @njit(cache=True, nogil=True)
 def quiet_checks(position):
     """The legal quiet moves (not castling, not promotions) of the side to move, not in check,
     that give check, directly or by discovery, as move codes (origin | target << 6 | mover type
-    << 16), in the order of `_quiet_kernel_impl`."""
+    << 16), in the order of `quiets_into`."""
     out = np.empty(MAX_QUIETS, dtype=np.int64)
     return out[:quiet_checks_into(out, position)]
 
