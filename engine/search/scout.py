@@ -637,7 +637,8 @@ def _search(position, depth, alpha, beta, line, tables, control):
     # Step 10. Null move: the node fails high if it does even when it passes, searched
     # shallower (not with pawns only: zugzwang).
     if (may_prune and line.can_null and depth >= params[P.NULL_MOVE_DEPTH]
-            and static_eval >= beta and own_men(p) & ~(p.pawns | p.kings)):
+            and static_eval >= beta and own_men(p) & ~(p.pawns | p.kings)
+            and not (params[P.NULL_MOVE_TABLE_GUARD] and tt_bound == UPPER and tt_score < beta)):
         reduction = null_move_reduction(params, depth, static_eval, beta)
         null_key, _ = key_kernel(p.pawns, p.knights, p.bishops, p.rooks, p.queens, p.kings,
                                  p.white, p.castling, not p.white_to_move, no_square)
@@ -681,7 +682,8 @@ def _search(position, depth, alpha, beta, line, tables, control):
             return result
         if result >= singular_beta and singular_beta >= beta:
             return _end(counts, me, MULTI_CUT, singular_beta)
-        extension = 1 if result < singular_beta else -1 if tt_score >= beta else 0
+        extension = (2 if not is_pv and result < singular_beta - params[P.DOUBLE_EXTENSION]
+                     else 1 if result < singular_beta else -1 if tt_score >= beta else 0)
         trace_mark(counts, me, extension, SINGULAR_EXTENSION)
     # Step 13. The moves, with futility, late-move and SEE pruning out of check, and late quiet
     # moves searched shallower.
