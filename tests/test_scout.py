@@ -21,7 +21,7 @@ from engine.board.bitmove import move_code
 from engine.board.piece_values import PIECE_VALUE
 from engine.search.history import OrderingTables
 from engine.search.movepick import ordered_codes
-from engine.search.params import default, without_pruning
+from engine.search.params import SLOTS, default, without_pruning
 from engine.evaluation.score import MATE
 from engine.search.root import INFINITY, Search, SearchAborted
 from engine.board.see import see
@@ -152,6 +152,16 @@ class Negamax:
         return attacker > victim and see(board, move) < 0
 
 
+def switch_to_plain_tree(search: Search) -> None:
+    """A prepared ``search`` with every pruning rule and reduction off, and the correction
+    history too (it moves the static score by what the search found before), so that every
+    leaf scores as plain negamax's does."""
+    search.kernel_params[:] = without_pruning(search.kernel_params)
+    search.reductions[:] = 0
+    search.kernel_params[SLOTS["CORRECTION_PAWN"]] = 0
+    search.kernel_params[SLOTS["CORRECTION_OTHER"]] = 0
+
+
 def kernel_without_pruning(board: chess.Board, depth: int, alpha: int,
                            evaluation=None, pruning: bool = False) -> tuple[Search, int]:
     """The kernel's score of ``board`` at ``depth`` in the null window (alpha, alpha + 1), with
@@ -163,8 +173,7 @@ def kernel_without_pruning(board: chess.Board, depth: int, alpha: int,
     search.prepare(board, Limits())
     search.root_depth = 0  # no check extensions
     if not pruning:
-        search.kernel_params[:] = without_pruning(search.kernel_params)
-        search.reductions[:] = 0
+        switch_to_plain_tree(search)
     return search, search.scout(depth, alpha, alpha + 1, 0)
 
 
@@ -311,8 +320,7 @@ def test_a_pv_node_without_pruning_is_plain_negamax_with_a_legal_line() -> None:
             search = Search(TranspositionTable(4))
             search.prepare(board, Limits())
             search.root_depth = 0  # no check extensions
-            search.kernel_params[:] = without_pruning(search.kernel_params)
-            search.reductions[:] = 0
+            switch_to_plain_tree(search)
             value = Negamax(search, board).value(depth)
             assert search.pvs(depth, -INFINITY, INFINITY, 0) == value, (board.fen(), depth)
             line = search._line(0)
@@ -333,8 +341,7 @@ def test_a_pv_node_searches_every_move_with_the_window_without_pvs() -> None:
         for pvs in (1, 0):
             search = Search(TranspositionTable(4))
             search.prepare(board, Limits())
-            search.kernel_params[:] = without_pruning(search.kernel_params)
-            search.reductions[:] = 0
+            switch_to_plain_tree(search)
             search.kernel_params[params.PVS] = pvs
             counts[pvs] = (search.pvs(3, -INFINITY, INFINITY, 0), search.nodes)
         assert counts[0][0] == counts[1][0], board.fen()

@@ -71,6 +71,11 @@ PARAMETERS = (
     # Off the PV, the table's move searched two plies deeper when every other move stays this
     # much below the singular bound.
     Parameter("DOUBLE_EXTENSION", 25, NEVER, 5, 100, 5),
+    # Correction history (engine/search/history.py): the static score moved by what searches found
+    # it off by, for the same pawns (hundredths of the pawn table's entry) and the same other men
+    # of each side.
+    Parameter("CORRECTION_PAWN", 100, 0, 0, 200, 10),
+    Parameter("CORRECTION_OTHER", 50, 0, 0, 200, 10),
     # In the move loop: futility (static score this short of alpha, by depth), late-move pruning
     # (quiet moves searched before the rest are pruned, by depth), SEE pruning (captures losing
     # more than this a ply, up to a depth), late-move reductions (from a depth and a move number).

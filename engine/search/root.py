@@ -245,7 +245,7 @@ class Search:
             history_white=history_white, killers=self.tables.killers, table=self.tt.table,
             entries=self.tt.entries, generation=self.tt.generation, weights=classical.WEIGHTS,
             network=self.kernel_network, acc=self.kernel_accumulators, pv=self.kernel_pv,
-            moves=self.kernel_moves)
+            moves=self.kernel_moves, correction=self.tables.correction)
         if isinstance(self.stop_event, StopSignal):
             # The word as the flag and the deadline have it (a past search may have raised it).
             stop = self.stop_event

@@ -52,7 +52,7 @@ from engine.board.position import (POSITION, POSITION_INPUTS, Position, all_men,
                                    their_men)
 from engine.board.movegen import (MAX_CAPTURES, MAX_PROMOTIONS, MAX_QUIETS, captures_into,
                                   evasion_kernel, promotions_into, quiet_checks_into, quiets_into)
-from engine.search.history import record_cutoff
+from engine.search.history import corrected, correction_slots, record_correction, record_cutoff
 from engine.search.movepick import WALK_MOVES, first_moves, next_move
 from engine.search import params as P
 from engine.evaluation.score import INFINITY, MATE, MATE_BOUND, MAX_PLY, TB_WIN_THRESHOLD, wdl_to_score
@@ -97,15 +97,15 @@ LINE_INPUTS = (("ply", int64), ("qply", int64), ("last_target", int64), ("path",
 # (w1 (768, H), b1 (H), w2 (heads, 2H), b2 (heads): they evaluate where params[P.NETWORK] is set)
 # and its first layers by ply (network.ACCUMULATOR, (MAX_PLY + 1, 2, H): the caller fills
 # ``acc[ply]``, the kernel updates the plies below move by move), the principal variation by ply
-# (``pv[ply]``: its length, then its move codes), and the nodes' move lists (MOVE_ROWS x
-# NODE_MOVES: `_node_moves`).
+# (``pv[ply]``: its length, then its move codes), the nodes' move lists (MOVE_ROWS x
+# NODE_MOVES: `_node_moves`) and the correction history (engine/search/history.py).
 NETWORK_WEIGHTS = Tuple((int16[:, ::1], int16[::1], int16[:, ::1], int32[::1]))
 TABLES_INPUTS = (("params", int64[::1]), ("reductions", int64[:, ::1]),
                  ("history_black", int64[::1]), ("history_white", int64[::1]),
                  ("killers", int64[:, ::1]), ("table", uint64[::1]), ("entries", uint64),
                  ("generation", int64), ("weights", int64[:, ::1]), ("network", NETWORK_WEIGHTS),
                  ("acc", from_dtype(nn.ACCUMULATOR)[:, :, ::1]), ("pv", int64[:, ::1]),
-                 ("moves", int64[:, ::1]))
+                 ("moves", int64[:, ::1]), ("correction", int64[:, ::1]))
 # What ends a call and what it reports: its counters, its node budget, the stop word and the value
 # at which it stops, the iteration's depth (which bounds the check extension) and the tablebase
 # results it reads and asks for (``counts`` also holds the trace of its tree, if asked:
@@ -233,6 +233,22 @@ def _evaluate(position, tables, ply, counts):
 
 
 @uncounted_inline
+def _slots(position):
+    """The position's slots in the correction tables."""
+    p = position
+    return correction_slots(p.pawns, p.knights, p.bishops, p.rooks, p.queens, p.kings, p.white,
+                            p.white_to_move)
+
+
+@uncounted_inline
+def _corrected(raw, tables, slots):
+    """The static score ``raw`` with the correction history's word, short of a tablebase win."""
+    params = tables.params
+    return max(-TB_WIN_THRESHOLD + 1, min(TB_WIN_THRESHOLD - 1, corrected(
+        raw, tables.correction, slots, params[P.CORRECTION_PAWN], params[P.CORRECTION_OTHER])))
+
+
+@uncounted_inline
 def _static_or_table(tt_eval, position, tables, ply, counts):
     """The node's static score: the one its table entry keeps (``tt_eval``), else evaluated."""
     if tt_eval != NO_EVAL:
@@ -291,6 +307,16 @@ def _store(tables, key, depth, bound, score, move, static_eval, ply):
     ``static_eval`` (or NO_EVAL)."""
     store_entry(tables.table, key, tables.entries,
                 (depth, bound, _to_tt(score, ply), move, static_eval), tables.generation)
+
+
+@uncounted_inline
+def _correct(tables, slots, depth, in_check, quiet_or_none, bound, best_score, static_eval):
+    """The correction history learns from a node searched out of check whose best move is quiet
+    (or none), by how far its score is from its static score where its bound says which way."""
+    if (not in_check and quiet_or_none and abs(best_score) < TB_WIN_THRESHOLD
+            and not (bound == LOWER and best_score <= static_eval)
+            and not (bound == UPPER and best_score >= static_eval)):
+        record_correction(tables.correction, slots, depth, best_score - static_eval)
 
 
 @uncounted_inline
@@ -497,6 +523,7 @@ def _quiescence(position, depth, alpha, beta, line, tables, control):
         return tt_score
     original_alpha = alpha
     stand_pat = -INFINITY
+    raw_eval = -INFINITY  # the static score before correction: the table keeps this one
     n_captures = 0
     chess960 = params[P.CHESS960] != 0
     walk, losing, _, promotions, done = _node_moves(tables.moves, ply, line.excluded)
@@ -512,9 +539,10 @@ def _quiescence(position, depth, alpha, beta, line, tables, control):
         promotions = _promotions(p, promotions)
         if _stalemate_with_pawns_only(p, promotions, walk):
             return _end(counts, me, NO_MOVE, 0)
-        stand_pat = _static_or_table(tt_eval, p, tables, ply, counts)
+        raw_eval = _static_or_table(tt_eval, p, tables, ply, counts)
+        stand_pat = _corrected(raw_eval, tables, _slots(p))
         if stand_pat >= beta:
-            _store(tables, p.key, 0, LOWER, stand_pat, 0, stand_pat, ply)
+            _store(tables, p.key, 0, LOWER, stand_pat, 0, raw_eval, ply)
             return _end(counts, me, STAND_PAT, stand_pat)
         best_score = stand_pat
         if stand_pat > alpha:
@@ -557,7 +585,7 @@ def _quiescence(position, depth, alpha, beta, line, tables, control):
                     break
     # Step Q6. The table.
     bound, rule = _bound(best_score, beta, best_score > original_alpha)
-    _store(tables, p.key, 0, bound, best_score, 0, stand_pat, ply)
+    _store(tables, p.key, 0, bound, best_score, 0, raw_eval, ply)
     return _end(counts, me, rule, best_score)
 
 
@@ -616,10 +644,14 @@ def _search(position, depth, alpha, beta, line, tables, control):
     ended, value = _tablebase(p, depth, ply, tables, control, me)
     if ended:
         return value
-    # Step 7. The static evaluation (none in check, where nothing is pruned by it).
+    # Step 7. The static evaluation (none in check, where nothing is pruned by it), corrected by
+    # what searches of positions with the same men found.
     static_eval = -INFINITY
+    raw_eval = -INFINITY  # the static score before correction: the table keeps this one
+    slots = _slots(p)
     if not in_check:
-        static_eval = _static_or_table(tt_eval, p, tables, ply, counts)
+        raw_eval = _static_or_table(tt_eval, p, tables, ply, counts)
+        static_eval = _corrected(raw_eval, tables, slots)
     # Steps 8 to 10 prune the whole node: out of check, off the PV, not near a mate, and with
     # every move to search.
     may_prune = not in_check and not is_pv and abs(beta) < MATE_BOUND and line.excluded == 0
@@ -693,6 +725,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
     futile = may_prune_moves and futility_value <= alpha
     best_score = -INFINITY
     best_move = 0
+    best_is_quiet = False
     moves_searched = 0
     cut_by_quiet = False
     n_tried = 0  # quiet moves searched, as history indices in ``tried``
@@ -752,6 +785,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
         # most): a move that beats alpha is the best so far, and only it can reach beta.
         if score > alpha:
             best_move = movecode.table_move(code)
+            best_is_quiet = is_quiet
             alpha = score
             if is_pv:
                 _extend_line(pv, ply, code)
@@ -773,7 +807,9 @@ def _search(position, depth, alpha, beta, line, tables, control):
                       tables.killers)
     bound, rule = _bound(best_score, beta, best_move != 0)
     if line.excluded == 0:
-        _store(tables, key, depth, bound, best_score, best_move, static_eval, ply)
+        _store(tables, key, depth, bound, best_score, best_move, raw_eval, ply)
+        _correct(tables, slots, depth, in_check, best_is_quiet or best_move == 0, bound,
+                 best_score, static_eval)
     return _end(counts, me, rule, best_score)
 
 
