@@ -76,6 +76,15 @@ PARAMETERS = (
     # of each side.
     Parameter("CORRECTION_PAWN", 100, 0, 0, 200, 10),
     Parameter("CORRECTION_OTHER", 50, 0, 0, 200, 10),
+    # "Improving" (the static score above the one two plies back, four if that node was in check):
+    # a node that is searches IMPROVING_LATE_MOVES hundredths more quiet moves before late-move
+    # pruning and reduces its late moves IMPROVING_REDUCTION plies less; one that is not searches
+    # NOT_IMPROVING_LATE_MOVES hundredths fewer and reduces a move it reduces at all
+    # NOT_IMPROVING_REDUCTION plies more.
+    Parameter("IMPROVING_LATE_MOVES", 0, 0, 0, 100, 10),
+    Parameter("NOT_IMPROVING_LATE_MOVES", 33, 0, 0, 60, 5),
+    Parameter("IMPROVING_REDUCTION", 0, 0, 0, 2, 1),
+    Parameter("NOT_IMPROVING_REDUCTION", 1, 0, 0, 2, 1),
     # In the move loop: futility (static score this short of alpha, by depth), late-move pruning
     # (quiet moves searched before the rest are pruned, by depth), SEE pruning (captures losing
     # more than this a ply, up to a depth), late-move reductions (from a depth and a move number).

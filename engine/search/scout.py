@@ -98,14 +98,16 @@ LINE_INPUTS = (("ply", int64), ("qply", int64), ("last_target", int64), ("path",
 # and its first layers by ply (network.ACCUMULATOR, (MAX_PLY + 1, 2, H): the caller fills
 # ``acc[ply]``, the kernel updates the plies below move by move), the principal variation by ply
 # (``pv[ply]``: its length, then its move codes), the nodes' move lists (MOVE_ROWS x
-# NODE_MOVES: `_node_moves`) and the correction history (engine/search/history.py).
+# NODE_MOVES: `_node_moves`), the correction history (engine/search/history.py) and the static
+# score of the line's node at each ply (-INFINITY for one in check: `_improving`).
 NETWORK_WEIGHTS = Tuple((int16[:, ::1], int16[::1], int16[:, ::1], int32[::1]))
 TABLES_INPUTS = (("params", int64[::1]), ("reductions", int64[:, ::1]),
                  ("history_black", int64[::1]), ("history_white", int64[::1]),
                  ("killers", int64[:, ::1]), ("table", uint64[::1]), ("entries", uint64),
                  ("generation", int64), ("weights", int64[:, ::1]), ("network", NETWORK_WEIGHTS),
                  ("acc", from_dtype(nn.ACCUMULATOR)[:, :, ::1]), ("pv", int64[:, ::1]),
-                 ("moves", int64[:, ::1]), ("correction", int64[:, ::1]))
+                 ("moves", int64[:, ::1]), ("correction", int64[:, ::1]),
+                 ("evals", int64[::1]))
 # What ends a call and what it reports: its counters, its node budget, the stop word and the value
 # at which it stops, the iteration's depth (which bounds the check extension) and the tablebase
 # results it reads and asks for (``counts`` also holds the trace of its tree, if asked:
@@ -364,13 +366,30 @@ def _tablebase(position, depth, ply, tables, control, me):
 
 
 @uncounted_inline
-def _quiet_pruned(params, counts, me, code, depth, moves_searched, futile):
+def _quiet_pruned(params, counts, me, code, depth, moves_searched, futile, improving):
     """Whether a node of the tree that may prune skips its quiet move ``code`` that gives no check
-    (traced): futility, or late-move pruning once it has searched enough moves."""
+    (traced): futility, or late-move pruning once it has searched enough moves (more where the
+    static score is improving, fewer where it is not)."""
     if not (futile or (depth <= P.LATE_MOVES_DEPTHS
-                       and moves_searched >= params[P.LATE_MOVES + depth - 1])):
+                       and moves_searched * 100 >= params[P.LATE_MOVES + depth - 1]
+                       * (100 + params[P.IMPROVING_LATE_MOVES] if improving
+                          else 100 - params[P.NOT_IMPROVING_LATE_MOVES]))):
         return False
     trace_pruned(counts, me, code, FUTILITY if futile else LATE_MOVE_PRUNING)
+    return True
+
+
+@uncounted_inline
+def _improving(evals, ply, static_eval):
+    """Whether the node's static score is above that of its side's node two plies back (four if
+    that one was in check; True if neither has one): the position is getting better for its
+    mover, and pruning should be careful."""
+    if static_eval == -INFINITY:
+        return False
+    if ply >= 2 and evals[ply - 2] != -INFINITY:
+        return static_eval > evals[ply - 2]
+    if ply >= 4 and evals[ply - 4] != -INFINITY:
+        return static_eval > evals[ply - 4]
     return True
 
 
@@ -652,6 +671,8 @@ def _search(position, depth, alpha, beta, line, tables, control):
     if not in_check:
         raw_eval = _static_or_table(tt_eval, p, tables, ply, counts)
         static_eval = _corrected(raw_eval, tables, slots)
+    tables.evals[ply] = static_eval
+    improving = _improving(tables.evals, ply, static_eval)
     # Steps 8 to 10 prune the whole node: out of check, off the PV, not near a mate, and with
     # every move to search.
     may_prune = not in_check and not is_pv and abs(beta) < MATE_BOUND and line.excluded == 0
@@ -745,7 +766,8 @@ def _search(position, depth, alpha, beta, line, tables, control):
         # quiet move that gives no check, SEE pruning of a capture.
         if may_prune_moves and moves_searched > 0 and best_score > -TB_WIN_THRESHOLD:
             if is_quiet and not after.in_check and _quiet_pruned(params, counts, me, code, depth,
-                                                                 moves_searched, futile):
+                                                                 moves_searched, futile,
+                                                                 improving):
                 if futile:
                     best_score = max(best_score, futility_value)
                 continue
@@ -753,7 +775,8 @@ def _search(position, depth, alpha, beta, line, tables, control):
                 continue
         prefetch_entry(tables.table, after.key, tables.entries)
         reduction = late_move_reduction(params, tables.reductions, depth, moves_searched,
-                                        is_quiet, in_check, after.in_check, is_pv)
+                                        is_quiet and not in_check and not after.in_check, is_pv,
+                                        improving)
         line.path[line.last + 1] = after.key
         _to_child(tables, ply, p, after)
         child_line = Line(ply + 1, horizon, movecode.target(code), line.path, line.last + 1,
