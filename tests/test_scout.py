@@ -256,10 +256,11 @@ def test_a_kernel_node_without_a_table_move_is_searched_a_ply_shallower() -> Non
         assert search.tt.probe(key)[0] == searched, table_move
 
 
-def test_the_only_recapture_of_a_queen_is_searched_a_ply_deeper_as_singular() -> None:
+def test_the_only_recapture_of_a_queen_is_searched_deeper_as_singular() -> None:
     # The table holds the recapture as the node's move with a lower bound: every other move loses
     # the queen and stays far below its score, so the recapture is singular and its position is
-    # searched (and stored) a ply deeper than with the rule off.
+    # searched (and stored) a ply deeper than with the rule off; off the PV, as here, two plies
+    # (the double extension: far below the singular bound), one with that rule off.
     board = chess.Board("4k3/8/8/8/3q4/8/5PPP/3R2K1 w - - 0 1")
     recapture = chess.Move.from_uci("d1d4")
     key = position_key(board)
@@ -267,15 +268,19 @@ def test_the_only_recapture_of_a_queen_is_searched_a_ply_deeper_as_singular() ->
     after.push(recapture)
     depth = default("SINGULAR_DEPTH")
     stored = {}
-    for singular_depth in (depth, params.NEVER):
+    for singular_depth, double_extension in ((depth, default("DOUBLE_EXTENSION")),
+                                             (depth, params.NEVER), (params.NEVER, params.NEVER)):
         search = Search(TranspositionTable(4))
         search.prepare(board, Limits())
         search.kernel_params[params.SINGULAR_DEPTH] = singular_depth
+        search.kernel_params[params.DOUBLE_EXTENSION] = double_extension
         score = -search.static_evaluation(after)
         search.tt.store(key, depth - 1, LOWER, score, recapture)
         search.scout(depth, score - 101, score - 100, 1)
-        stored[singular_depth] = search.tt.probe(position_key(after))[0]
-    assert stored[depth] == stored[params.NEVER] + 1
+        stored[singular_depth, double_extension] = search.tt.probe(position_key(after))[0]
+    unextended = stored[params.NEVER, params.NEVER]
+    assert stored[depth, params.NEVER] == unextended + 1
+    assert stored[depth, default("DOUBLE_EXTENSION")] == unextended + 2
 
 
 # ---------------------------------------------------------------------------- move lists
