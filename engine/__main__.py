@@ -2,6 +2,6 @@
 
 import sys
 
-from engine.protocol.cli import main
+from engine.cli import main
 
 sys.exit(main())

@@ -12,7 +12,9 @@ moved; `pip install` fills it (setup.py).
 Numba looks there only when NUMBA_CACHE_DIR is unset and the folder is writable (its locators, in
 numba/core/caching.py: `UserProvidedCacheLocator`, then `InTreeCacheLocator`, then
 `UserWideCacheLocator`, each taken only if it can write). Otherwise the package's kernels are
-copied, once per source, to where numba will look: NUMBA_CACHE_DIR when the user set it; for a
+copied, once per source, to where numba will look: NUMBA_CACHE_DIR when the user set it (in the
+environment, or as ``cache_dir`` in the `.numba_config.yaml` numba reads from the working folder
+when PyYAML is installed); for a
 read-only install, a folder of Brudno's own under the user's cache, which NUMBA_CACHE_DIR is set to
 (so the engine's helper processes look there too). That cache is stamped like the package's.
 Numba is not imported here (this runs before it is, and the UCI layer answers before it is).
@@ -72,7 +74,7 @@ def prepare_kernels(package: Path = PACKAGE,
         if environ.get("NUMBA_CACHE_LOCATOR_CLASSES"):
             return None  # the user chose numba's locators: theirs to keep
         folders = module_folders(package)
-        root = environ.get(CACHE_VARIABLE)
+        root = environ.get(CACHE_VARIABLE) or configured_cache_dir()
         if not root:
             if all(writable(folder / "__pycache__") for folder in folders):
                 return None  # numba uses the package's own caches, stamped above
@@ -122,6 +124,23 @@ def numba_cache_subpath(folder: Path) -> str:
     the modules in ``folder``, as numba names it (``_CacheLocator.get_suitable_cache_subpath``)."""
     path = os.path.abspath(folder)
     return "_".join([os.path.basename(path), hashlib.sha1(path.encode()).hexdigest()])
+
+
+def configured_cache_dir(config: Path = Path(".numba_config.yaml")) -> str | None:
+    """The ``cache_dir`` of numba's configuration file ``config`` (numba reads it from the working
+    folder, below the environment, when PyYAML is installed), or None."""
+    if not config.is_file():
+        return None
+    try:
+        import yaml
+    except ImportError:
+        return None  # numba cannot read it either
+    try:
+        settings = yaml.safe_load(config.read_text(encoding="utf-8"))
+    except (OSError, ValueError, yaml.YAMLError):
+        return None
+    value = settings.get("cache_dir") if isinstance(settings, dict) else None
+    return str(value) if value else None
 
 
 def user_kernel_cache(environ: MutableMapping[str, str] = os.environ) -> Path:

@@ -219,7 +219,7 @@ def bench_network(folder: Path, python: Path, network: Path) -> None:
 ENTRY = "openbench_entry.py"  # at the copy's root, so that Python finds its engine package
 ENTRY_TEXT = ('"""Brudno of this copy, as an OpenBench launcher starts it: the first argument is the'
               ' launcher\'s own path,\nkept so that the command line names the executable."""\n'
-              "import sys\n\nfrom engine.protocol.cli import main\n\nsys.exit(main(sys.argv[2:]))\n")
+              "import sys\n\nfrom engine.cli import main\n\nsys.exit(main(sys.argv[2:]))\n")
 
 
 def launcher(folder: Path, python: Path, network: Path | None = None) -> str:

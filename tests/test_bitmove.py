@@ -1,7 +1,7 @@
-"""The scout kernel's make-move (engine/board/bitmove.py) leaves the position python-chess's push leaves:
-bitboards, castling rights, key, check, en passant square and halfmove clock, for every legal move
-of positions from standard and Chess960 games (castling on any files included). The kernel updates
-the key from the parent's: it must equal the key computed afresh."""
+"""The scout kernel's make-move (engine/board/bitmove.py) leaves the position python-chess's push
+leaves: bitboards, castling rights, side to move, key, check, en passant square and halfmove clock,
+for every legal move of positions from standard and Chess960 games (castling on any files
+included). The kernel updates the key from the parent's: it must equal the key computed afresh."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import chess
 import numpy as np
 
 from engine.board.bitmove import child, move_code
+from engine.board.position import Position
 from engine.board.zobrist import key_and_check
 
 
@@ -19,9 +20,10 @@ def kernel_child(board: chess.Board, move: chess.Move) -> tuple:
     u = np.uint64
     key, _ = key_and_check(board)
     ep = board.ep_square if board.has_legal_en_passant() else -1
-    return child(move_code(board, move), u(board.pawns), u(board.knights), u(board.bishops),
-                 u(board.rooks), u(board.queens), u(board.kings), u(board.occupied_co[chess.WHITE]),
-                 u(board.castling_rights), board.turn, u(key), ep, board.halfmove_clock)
+    return child(move_code(board, move), Position(
+        u(board.pawns), u(board.knights), u(board.bishops), u(board.rooks), u(board.queens),
+        u(board.kings), u(board.occupied_co[chess.WHITE]), u(board.castling_rights), board.turn,
+        u(key), board.is_check(), ep, board.halfmove_clock))
 
 
 def expected_child(board: chess.Board, move: chess.Move) -> tuple:
@@ -30,7 +32,7 @@ def expected_child(board: chess.Board, move: chess.Move) -> tuple:
     key, in_check = key_and_check(after)
     ep = after.ep_square if after.ep_square is not None and after.has_legal_en_passant() else -1
     return (after.pawns, after.knights, after.bishops, after.rooks, after.queens, after.kings,
-            after.occupied_co[chess.WHITE], after.castling_rights, key, in_check, ep,
+            after.occupied_co[chess.WHITE], after.castling_rights, after.turn, key, in_check, ep,
             after.halfmove_clock)
 
 

@@ -55,16 +55,19 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
 
 def _plays_searched_moves(command: list[str], env: dict[str, str], cwd: Path,
                           min_depth: int = 1) -> None:
-    """The engine of ``command`` answers `readyok` at once and searches four moves on a 10+0.1
-    clock, each with an `info depth` of at least ``min_depth`` before its `bestmove`."""
+    """The engine of ``command`` answers `readyok` at once (after `uciok`, then after `ucinewgame`,
+    as Cute Chess asks) and searches four moves on a 10+0.1 clock, each with an `info depth` of at
+    least ``min_depth`` before its `bestmove`."""
     client = RawUci(command, env=env, cwd=str(cwd))
     try:
         client.send("uci")
         client.read_until("uciok", timeout=UCI_LIMIT)
-        sent = time.monotonic()
-        client.send("isready")
-        client.read_until("readyok", timeout=15)
-        assert time.monotonic() - sent < READY_LIMIT
+        for _ in range(2):
+            sent = time.monotonic()
+            client.send("isready")
+            client.read_until("readyok", timeout=15)
+            assert time.monotonic() - sent < READY_LIMIT
+            client.send("ucinewgame")
         board = chess.Board()
         clock = {chess.WHITE: 10_000, chess.BLACK: 10_000}
         for _ in range(4):
@@ -113,33 +116,4 @@ def test_a_read_only_install_searches_its_first_move(installed: tuple[Path, dict
 def test_a_fresh_install_answers_isready_at_once_and_searches_every_move(
         installed: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
     venv, env = installed
-    run_dir = tmp_path / "run"
-    run_dir.mkdir()
-    client = RawUci([str(venv / "bin" / "brudno")], env=env, cwd=str(run_dir))
-    try:
-        client.send("uci")
-        client.read_until("uciok", timeout=UCI_LIMIT)
-        for _ in range(2):  # `isready` after `uciok`, then after `ucinewgame`, as Cute Chess
-            sent = time.monotonic()
-            client.send("isready")
-            client.read_until("readyok", timeout=15)
-            assert time.monotonic() - sent < READY_LIMIT
-            client.send("ucinewgame")
-
-        board = chess.Board()
-        clock = {chess.WHITE: 10_000, chess.BLACK: 10_000}
-        for _ in range(4):
-            moves = " ".join(move.uci() for move in board.move_stack)
-            client.send(f"position startpos moves {moves}" if moves else "position startpos")
-            sent = time.monotonic()
-            client.send(f"go wtime {clock[chess.WHITE]} btime {clock[chess.BLACK]} winc 100 binc 100")
-            lines = client.read_until("bestmove", timeout=15)
-            spent = int((time.monotonic() - sent) * 1000)
-            clock[board.turn] += 100 - spent
-            assert clock[board.turn] > 0, "lost on time"
-            assert any(line.startswith("info depth") for line in lines), lines
-            move = chess.Move.from_uci(lines[-1].split()[1])
-            assert move in board.legal_moves
-            board.push(move)
-    finally:
-        assert client.close() == 0
+    _plays_searched_moves([str(venv / "bin" / "brudno")], env, tmp_path)

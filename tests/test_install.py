@@ -14,14 +14,14 @@ from pathlib import Path
 
 import chess
 
-from engine.protocol import cli
+from engine import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_the_brudno_console_command_is_declared_in_the_installed_metadata():
     (script,) = [ep for ep in entry_points(group="console_scripts") if ep.name == "brudno"]
-    assert script.value == "engine.protocol.cli:main"
+    assert script.value == "engine.cli:main"
     assert script.load() is cli.main
 
 

@@ -140,6 +140,37 @@ def test_kernels_of_another_source_are_not_copied(tmp_path, monkeypatch):
     assert _names(search) == {STAMP}
 
 
+class _TinyYaml:
+    """Stands in for PyYAML (not a dependency): reads the one-level ``key: value`` lines of a
+    numba configuration file."""
+
+    YAMLError = ValueError
+
+    @staticmethod
+    def safe_load(text: str) -> dict:
+        return dict(line.split(": ", 1) for line in text.splitlines() if ": " in line)
+
+
+def test_a_cache_dir_in_numbas_configuration_file_is_where_the_kernels_are_copied(tmp_path,
+                                                                                monkeypatch):
+    package = _package(tmp_path)
+    clear_stale_kernels(package)
+    kernels = _cache_kernels(package)
+    cache = tmp_path / "configured-cache"
+    monkeypatch.chdir(tmp_path)
+    Path(".numba_config.yaml").write_text(f"cache_dir: {cache}\n")
+    # Without PyYAML numba ignores the file, and so does Brudno.
+    monkeypatch.setitem(sys.modules, "yaml", None)
+    assert prepare_kernels(package, {}) is None
+    monkeypatch.setitem(sys.modules, "yaml", _TinyYaml)
+    assert prepare_kernels(package, {}) == cache
+    search = _where_numba_looks(cache, package / "search" / "scout.py", monkeypatch)
+    assert _names(search) == {STAMP, *(path.name for path in kernels)}
+    # The environment comes first, as in numba.
+    other = tmp_path / "numba-cache"
+    assert prepare_kernels(package, {"NUMBA_CACHE_DIR": str(other)}) == other
+
+
 def test_a_writable_package_without_numba_cache_dir_keeps_its_own_caches(tmp_path):
     package = _package(tmp_path)
     environ = {"XDG_CACHE_HOME": str(tmp_path / "user-cache")}

@@ -1,11 +1,12 @@
 """Playing a move on the bitboards inside numba: the make-move of the scout kernel.
 
-A move is a code of engine/board/movecode.py, as the move-list kernels of engine/board/movegen.py build it.
-`play` returns the six piece boards, White's men and the castling rights after it; `child` adds what a node of the search needs of the
-new position: its key (the parent's, with the changed squares XORed out and in), whether it is
-check, the en passant square and the halfmove clock. Both return new values (numba integers), so
-the caller's position is its own undo. `move_code` gives a python-chess move's code, for the
-Python search's calls into the kernel.
+A move is a code of engine/board/movecode.py, as the move-list kernels of engine/board/movegen.py
+build it. `play` returns the six piece boards, White's men and the castling rights after it;
+`child` the record of the new position (engine/board/position.py) with what a node of the search
+needs of it: its key (the parent's, with the changed squares XORed out and in), whether it is
+check, the en passant square and the halfmove clock. Both return new values, so the caller's
+position is its own undo. `move_code` gives a python-chess move's code, for the Python search's
+calls into the kernel.
 """
 
 from __future__ import annotations
@@ -114,12 +115,12 @@ def play(code, pawns, knights, bishops, rooks, queens, kings, white, castling, w
 
 
 @njit(cache=True, nogil=True)
-def child(code, pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, key,
-          ep_square, halfmove):
-    """The position after the move ``code`` from the one given (its key, and its en passant
-    square, -1 if no capture there is legal): bitboards, White's men, castling rights, key,
-    whether it is check, the en passant square (-1 if no capture there is legal) and the
-    halfmove clock."""
+def child(code, position):
+    """The record of the position after the move ``code`` from ``position``: bitboards, White's
+    men, castling rights, side to move, key, whether it is check, the en passant square (-1 if no
+    capture there is legal) and the halfmove clock."""
+    (pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, key, _,
+     ep_square, halfmove) = position
     p, n, b, r, q, k, child_white, child_castling = play(
         code, pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move)
     origin = movecode.origin(code)
@@ -147,5 +148,5 @@ def child(code, pawns, knights, bishops, rooks, queens, kings, white, castling, 
         if legal:
             child_ep = square
             child_key ^= RANDOM[EN_PASSANT_KEYS + (square & 7)]
-    return (p, n, b, r, q, k, child_white, child_castling, child_key, in_check, child_ep,
-            child_halfmove)
+    return Position(p, n, b, r, q, k, child_white, child_castling, not white_to_move, child_key,
+                    in_check, child_ep, child_halfmove)

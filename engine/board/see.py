@@ -17,14 +17,15 @@ from engine.board.bitboards import (KING_ATTACKS, KNIGHT_ATTACKS, PAWN_ATTACKS, 
 from engine.board.position import POSITION, all_men, from_board
 
 
-@njit(cache=True, nogil=True)
-def _attackers_to(square, occupied, pawns, knights, bishops, rooks, queens, kings, white):
-    """Pieces of both colours on ``occupied`` that attack ``square``."""
-    return (((KNIGHT_ATTACKS[square] & knights) | (KING_ATTACKS[square] & kings)
-             | (PAWN_ATTACKS[0, square] & pawns & white)
-             | (PAWN_ATTACKS[1, square] & pawns & ~white)
-             | (bishop_attacks(square, occupied) & (bishops | queens))
-             | (rook_attacks(square, occupied) & (rooks | queens))) & occupied)
+@njit(cache=True, nogil=True, inline="always")
+def _attackers_to(square, occupied, position):
+    """Men of both colours of ``position`` still on ``occupied`` that attack ``square``."""
+    p = position
+    return (((KNIGHT_ATTACKS[square] & p.knights) | (KING_ATTACKS[square] & p.kings)
+             | (PAWN_ATTACKS[0, square] & p.pawns & p.white)
+             | (PAWN_ATTACKS[1, square] & p.pawns & ~p.white)
+             | (bishop_attacks(square, occupied) & (p.bishops | p.queens))
+             | (rook_attacks(square, occupied) & (p.rooks | p.queens))) & occupied)
 
 
 @njit(cache=True, nogil=True)
@@ -53,8 +54,7 @@ def see_kernel(position, origin, target):
     side_white = not white_moves
     depth = 0
     while True:
-        attackers = _attackers_to(target, occupied, pawns, knights, bishops, rooks, queens, kings,
-                                  white)
+        attackers = _attackers_to(target, occupied, position)
         ours = attackers & (white if side_white else ~white)
         if ours == U0:
             break
@@ -64,8 +64,8 @@ def see_kernel(position, origin, target):
         least = boards[kind] & ours
         least &= U0 - least
         if kind == 5:
-            theirs = _attackers_to(target, occupied ^ least, pawns, knights, bishops, rooks, queens,
-                                   kings, white) & ~(white if side_white else ~white)
+            theirs = (_attackers_to(target, occupied ^ least, position)
+                      & ~(white if side_white else ~white))
             if theirs:
                 break  # the king may not take a defended piece
         depth += 1

@@ -507,12 +507,7 @@ def _quiescence_child(after, window, line, tables, control, me, code, how):
 @uncounted_inline
 def _after(code, position):
     """The position after the move ``code``."""
-    p = position
-    (pawns, knights, bishops, rooks, queens, kings, white, castling, key, gives_check, ep_square,
-     halfmove) = child(code, p.pawns, p.knights, p.bishops, p.rooks, p.queens, p.kings, p.white,
-                       p.castling, p.white_to_move, p.key, p.ep_square, p.halfmove)
-    return Position(pawns, knights, bishops, rooks, queens, kings, white, castling,
-                    not p.white_to_move, key, gives_check, ep_square, halfmove)
+    return child(code, position)
 
 
 @uncounted

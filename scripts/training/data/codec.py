@@ -24,6 +24,7 @@ from engine import kernel_cache
 from engine.board import movecode
 from engine.board.bitboards import BACK_RANK, U0, U1, lsb
 from engine.board.bitmove import child
+from engine.board.position import Position
 from engine.board.movegen import PROMOTION_RANKS, piece_kind
 from engine.board.zobrist import key_kernel
 
@@ -133,6 +134,8 @@ def replay(occupancy, pieces, castling, flags, ep, halfmove, fullmove, result, l
         key = key_kernel(p, n, b, r, q, k, white, rights, white_to_move,
                          ep_square & 7 if ep_square >= 0 else np.int64(-1))[0]
         half = np.int64(halfmove[c])
+        position = Position(p, n, b, r, q, k, white, rights, white_to_move, key, False, ep_square,
+                            half)
         full = np.int64(fullmove[c])
         for i in range(length[c]):
             entry = entries[at + i]
@@ -165,10 +168,9 @@ def replay(occupancy, pieces, castling, flags, ep, halfmove, fullmove, result, l
             move = entry_move(entry, p, n, b, r, q, ours, occupied & ~ours, ep_square)
             if move < 0:
                 return -1 - c
-            (p, n, b, r, q, k, white, rights, key, _, ep_square, half) = child(
-                move, p, n, b, r, q, k, white, rights, white_to_move, key, ep_square, half)
-            if not white_to_move:
+            position = child(move, position)
+            (p, n, b, r, q, k, white, rights, white_to_move, key, _, ep_square, half) = position
+            if white_to_move:
                 full += 1
-            white_to_move = not white_to_move
         at += length[c]
     return row
