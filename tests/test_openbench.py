@@ -27,10 +27,10 @@ from engine.protocol.uci import UciProtocol
 from scripts import openbench_build
 from scripts.training.data import chunks, openbench
 from scripts.training.data import positions as training_positions
+from test_bench import BENCH_SIGNATURE
 
 ROOT = Path(__file__).resolve().parents[1]
 
-BENCH_SIGNATURE = 96_150  # tests/test_bench.py's
 
 
 def openbench_bench_numbers(output: str) -> tuple[int | None, int | None]:
