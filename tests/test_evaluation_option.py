@@ -15,8 +15,14 @@ from engine.evaluation import network as nn
 from uci_client import RawUci
 
 # A network that ignores the pieces and gives the side to move 2000 cp: a search of odd depth
-# with it ends its lines with the opponent to move and scores -2000; the classical one about 0.
+# with it ends its lines with the opponent to move and scores about -2000 (correction history moves
+# the static score by what the searches found it off by, a few percent at these depths); the
+# classical one about 0.
 BIAS_CP = 2000
+
+
+def scores_as_the_constant_network(score: int) -> bool:
+    return abs(score + BIAS_CP) <= BIAS_CP // 10
 
 
 @pytest.fixture
@@ -52,7 +58,7 @@ def test_use_nnue_makes_the_search_and_eval_use_the_network_of_evalfile(raw, con
     assert abs(score_at_depth(raw, 3)) < 200
     raw.send(f"setoption name EvalFile value {constant_network}")
     raw.send("setoption name Use NNUE value true")
-    assert score_at_depth(raw, 3) == -BIAS_CP
+    assert scores_as_the_constant_network(score_at_depth(raw, 3))
     raw.send("eval")
     raw.send("isready")
     lines = raw.read_until("readyok")
@@ -71,7 +77,7 @@ def test_an_unusable_evalfile_is_reported_and_the_evaluation_is_kept(raw, consta
         raw.send("isready")
         lines = raw.read_until("readyok")
         assert any(line.startswith("info string") and "network" in line for line in lines)
-        assert score_at_depth(raw, 3) == -BIAS_CP
+        assert scores_as_the_constant_network(score_at_depth(raw, 3))
 
 
 def failed(line: str) -> bool:
@@ -86,7 +92,7 @@ def test_helpers_evaluate_with_the_network_too(raw, constant_network):
     raw.send("setoption name Threads value 2")
     raw.send("isready")
     assert not [line for line in raw.read_until("readyok") if failed(line)]
-    assert score_at_depth(raw, 5) == -BIAS_CP
+    assert scores_as_the_constant_network(score_at_depth(raw, 5))
     raw.send("isready")
     assert not [line for line in raw.read_until("readyok") if failed(line)]
 
@@ -98,7 +104,7 @@ def test_brudno_evalfile_is_evalfiles_default_and_what_the_engine_plays(constant
     try:
         raw.send("uci")
         assert f"option name EvalFile type string default {constant_network}" in raw.read_until("uciok")
-        assert score_at_depth(raw, 3) == -BIAS_CP
+        assert scores_as_the_constant_network(score_at_depth(raw, 3))
         raw.send("eval")
         lines = raw.sync()
         assert any(line.startswith(f"NNUE network {constant_network}: ") for line in lines)

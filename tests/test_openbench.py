@@ -136,7 +136,7 @@ def test_setoption_sends_the_parameters_to_the_helpers(tuning_build) -> None:
         assert protocol.engine.wait_ready(timeout=120)
         helpers = protocol.engine.helpers = RecordingHelpers()
         protocol_lines(protocol, "setoption name LATE_MOVES_3 value 20")
-        assert helpers.sent == ["LATE_MOVES=6,10,20"]
+        assert helpers.sent == ["LATE_MOVES=6,10,20,24,34,46"]
         assert params.with_overrides(helpers.sent[0])[params.SLOTS["LATE_MOVES"] + 2] == 20
     finally:
         protocol.engine.helpers = None

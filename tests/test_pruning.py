@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import chess
 
+from engine.board.zobrist import position_key
 from engine.search import params
 from engine.evaluation.evaluate import evaluate
 from engine.search.params import default
@@ -77,9 +78,11 @@ ROOK_UP = "4k3/pp6/8/8/8/8/PP6/R3K3 w - - 0 1"
 PAWN_ENDING = "4k3/pp6/8/8/8/8/PPP5/4K3 w - - 0 1"
 
 
-def null_moves_tried(fen: str, depth: int) -> bool:
+def null_moves_tried(fen: str, depth: int, table_upper_bound: int | None = None) -> bool:
     """Whether a non-PV node of ``fen`` at ``depth`` whose static score is just above beta tries
-    a null move: its tree then differs from the same node's with null moves switched off."""
+    a null move: its tree then differs from the same node's with null moves switched off. With
+    ``table_upper_bound`` (beta plus this), the table holds that upper bound for the node, from a
+    search too shallow to end it."""
     board = chess.Board(fen)
     # Above beta, but by less than reverse futility asks for at this depth.
     beta = evaluate(board) - REVERSE_FUTILITY_MARGIN * depth + 10
@@ -89,6 +92,8 @@ def null_moves_tried(fen: str, depth: int) -> bool:
         search = prepared_search(board)
         if not null_move:
             search.kernel_params[params.NULL_MOVE_DEPTH] = params.NEVER
+        if table_upper_bound is not None:
+            search.tt.store(position_key(board), depth - 1, UPPER, beta + table_upper_bound, None)
         search.scout(depth, beta - 1, beta, 1)
         nodes.append(search.nodes)
     return nodes[0] != nodes[1]
@@ -101,3 +106,9 @@ def test_null_move_is_tried_from_its_least_depth_with_pieces_on_the_board() -> N
 
 def test_null_move_is_never_tried_with_only_pawns_left() -> None:
     assert not null_moves_tried(PAWN_ENDING, NULL_MOVE_DEPTH)
+
+
+def test_null_move_is_not_tried_where_the_table_has_the_node_below_beta() -> None:
+    depth = NULL_MOVE_DEPTH + 2
+    assert null_moves_tried(ROOK_UP, depth, table_upper_bound=50)  # an upper bound above beta
+    assert not null_moves_tried(ROOK_UP, depth, table_upper_bound=-50)

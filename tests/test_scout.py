@@ -21,7 +21,7 @@ from engine.board.bitmove import move_code
 from engine.board.piece_values import PIECE_VALUE
 from engine.search.history import OrderingTables
 from engine.search.movepick import ordered_codes
-from engine.search.params import default, without_pruning
+from engine.search.params import SLOTS, default, without_pruning
 from engine.evaluation.score import MATE
 from engine.search.root import INFINITY, Search, SearchAborted
 from engine.board.see import see
@@ -152,6 +152,16 @@ class Negamax:
         return attacker > victim and see(board, move) < 0
 
 
+def switch_to_plain_tree(search: Search) -> None:
+    """A prepared ``search`` with every pruning rule and reduction off, and the correction
+    history too (it moves the static score by what the search found before), so that every
+    leaf scores as plain negamax's does."""
+    search.kernel_params[:] = without_pruning(search.kernel_params)
+    search.reductions[:] = 0
+    search.kernel_params[SLOTS["CORRECTION_PAWN"]] = 0
+    search.kernel_params[SLOTS["CORRECTION_OTHER"]] = 0
+
+
 def kernel_without_pruning(board: chess.Board, depth: int, alpha: int,
                            evaluation=None, pruning: bool = False) -> tuple[Search, int]:
     """The kernel's score of ``board`` at ``depth`` in the null window (alpha, alpha + 1), with
@@ -163,8 +173,7 @@ def kernel_without_pruning(board: chess.Board, depth: int, alpha: int,
     search.prepare(board, Limits())
     search.root_depth = 0  # no check extensions
     if not pruning:
-        search.kernel_params[:] = without_pruning(search.kernel_params)
-        search.reductions[:] = 0
+        switch_to_plain_tree(search)
     return search, search.scout(depth, alpha, alpha + 1, 0)
 
 
@@ -247,10 +256,11 @@ def test_a_kernel_node_without_a_table_move_is_searched_a_ply_shallower() -> Non
         assert search.tt.probe(key)[0] == searched, table_move
 
 
-def test_the_only_recapture_of_a_queen_is_searched_a_ply_deeper_as_singular() -> None:
+def test_the_only_recapture_of_a_queen_is_searched_deeper_as_singular() -> None:
     # The table holds the recapture as the node's move with a lower bound: every other move loses
     # the queen and stays far below its score, so the recapture is singular and its position is
-    # searched (and stored) a ply deeper than with the rule off.
+    # searched (and stored) a ply deeper than with the rule off; off the PV, as here, two plies
+    # (the double extension: far below the singular bound), one with that rule off.
     board = chess.Board("4k3/8/8/8/3q4/8/5PPP/3R2K1 w - - 0 1")
     recapture = chess.Move.from_uci("d1d4")
     key = position_key(board)
@@ -258,15 +268,19 @@ def test_the_only_recapture_of_a_queen_is_searched_a_ply_deeper_as_singular() ->
     after.push(recapture)
     depth = default("SINGULAR_DEPTH")
     stored = {}
-    for singular_depth in (depth, params.NEVER):
+    for singular_depth, double_extension in ((depth, default("DOUBLE_EXTENSION")),
+                                             (depth, params.NEVER), (params.NEVER, params.NEVER)):
         search = Search(TranspositionTable(4))
         search.prepare(board, Limits())
         search.kernel_params[params.SINGULAR_DEPTH] = singular_depth
+        search.kernel_params[params.DOUBLE_EXTENSION] = double_extension
         score = -search.static_evaluation(after)
         search.tt.store(key, depth - 1, LOWER, score, recapture)
         search.scout(depth, score - 101, score - 100, 1)
-        stored[singular_depth] = search.tt.probe(position_key(after))[0]
-    assert stored[depth] == stored[params.NEVER] + 1
+        stored[singular_depth, double_extension] = search.tt.probe(position_key(after))[0]
+    unextended = stored[params.NEVER, params.NEVER]
+    assert stored[depth, params.NEVER] == unextended + 1
+    assert stored[depth, default("DOUBLE_EXTENSION")] == unextended + 2
 
 
 # ---------------------------------------------------------------------------- move lists
@@ -311,8 +325,7 @@ def test_a_pv_node_without_pruning_is_plain_negamax_with_a_legal_line() -> None:
             search = Search(TranspositionTable(4))
             search.prepare(board, Limits())
             search.root_depth = 0  # no check extensions
-            search.kernel_params[:] = without_pruning(search.kernel_params)
-            search.reductions[:] = 0
+            switch_to_plain_tree(search)
             value = Negamax(search, board).value(depth)
             assert search.pvs(depth, -INFINITY, INFINITY, 0) == value, (board.fen(), depth)
             line = search._line(0)
@@ -333,8 +346,7 @@ def test_a_pv_node_searches_every_move_with_the_window_without_pvs() -> None:
         for pvs in (1, 0):
             search = Search(TranspositionTable(4))
             search.prepare(board, Limits())
-            search.kernel_params[:] = without_pruning(search.kernel_params)
-            search.reductions[:] = 0
+            switch_to_plain_tree(search)
             search.kernel_params[params.PVS] = pvs
             counts[pvs] = (search.pvs(3, -INFINITY, INFINITY, 0), search.nodes)
         assert counts[0][0] == counts[1][0], board.fen()

@@ -52,15 +52,20 @@ def null_move_reduction(params, depth, static_eval, beta):
 
 
 @njit(cache=True, nogil=True)
-def _late_move_reduction(params, reductions, depth, moves_searched, is_quiet, in_check,
-                         gives_check, is_pv):
+def _late_move_reduction(params, reductions, depth, moves_searched, reducible, is_pv, improving):
     """How much shallower a move is searched at first: from LMR_DEPTH plies of depth on, a quiet
-    move that is not a check (nor out of check) after LMR_MOVES moves, by the table (one ply less
-    in PV nodes), leaving at least one ply; 0 for every other move."""
-    if (depth < params[P.LMR_DEPTH] or moves_searched < params[P.LMR_MOVES] or not is_quiet
-            or in_check or gives_check):
+    move that is not a check (nor out of check: ``reducible``) after LMR_MOVES moves, by the
+    table (one ply less in PV nodes, IMPROVING_REDUCTION less where the static score is
+    improving, NOT_IMPROVING_REDUCTION more for a move reduced at all where it is not), leaving
+    at least one ply; 0 for every other move."""
+    if depth < params[P.LMR_DEPTH] or moves_searched < params[P.LMR_MOVES] or not reducible:
         return 0
-    return max(0, min(reductions[depth, min(moves_searched, 63)] - is_pv, depth - 2))
+    reduction = reductions[depth, min(moves_searched, 63)] - is_pv
+    if improving:
+        reduction -= params[P.IMPROVING_REDUCTION]
+    elif reduction > 0:
+        reduction += params[P.NOT_IMPROVING_REDUCTION]
+    return max(0, min(reduction, depth - 2))
 
 
 @njit(cache=True, nogil=True)
@@ -76,5 +81,4 @@ extends_check = compile_kernel(_extends_check, boolean(boolean, int64, int64))
 internal_iterative_reduction = compile_kernel(_internal_iterative_reduction,
                                               int64(int64, boolean, int64))
 late_move_reduction = compile_kernel(_late_move_reduction, int64(int64[::1], int64[:, ::1], int64,
-                                                                 int64, boolean, boolean, boolean,
-                                                                 boolean))
+                                                                 int64, boolean, boolean, boolean))

@@ -1,5 +1,7 @@
 """The search's memory of which quiet moves cut off: the killer moves of each ply and a butterfly
-history table per colour, with their bonus and malus and the reads the move order makes of them.
+history table per colour, with their bonus and malus and the reads the move order makes of them;
+and of how far its searches found the static score off (correction history), by pawn structure and
+by each side's other men, which corrects the static score at every later use.
 
 The tables are numpy arrays that one search shares between the Python root and the scout kernel
 (engine/search/scout.py): the kernel records its own cut-offs here (`record_cutoff`) and the move
@@ -18,6 +20,15 @@ from engine.board import movecode
 from engine.search.tt_kernels import encode_move
 
 HISTORY_MAX = 1 << 14
+# Correction history: per side to move, a table of CORRECTION_SLOTS entries for the pawns and one
+# for each side's other men (CORRECTION_ROWS rows: side to move x those three), each entry within
+# +-CORRECTION_LIMIT; an entry of CORRECTION_LIMIT moves the score by CORRECTION_LIMIT /
+# CORRECTION_GRAIN centipawns at a weight of 100.
+CORRECTION_BITS = 14
+CORRECTION_SLOTS = 1 << CORRECTION_BITS
+CORRECTION_ROWS = 6
+CORRECTION_LIMIT = 1024
+CORRECTION_GRAIN = 16
 
 
 class OrderingTables:
@@ -30,6 +41,7 @@ class OrderingTables:
     def clear(self) -> None:
         self.killers = np.full((self.max_ply + 2, 2), -1, dtype=np.int64)
         self.history = [np.zeros(4096, dtype=np.int64) for _ in chess.COLORS]
+        self.correction = np.zeros((CORRECTION_ROWS, CORRECTION_SLOTS), dtype=np.int64)
 
     def age(self) -> None:
         """Halves history between searches so that old successes fade but still count."""
@@ -83,3 +95,51 @@ def record_cutoff(move, ply, depth, history, tried, killers):
     if killers[ply, 0] != move:
         killers[ply, 1] = killers[ply, 0]
         killers[ply, 0] = move
+
+
+# Odd multipliers that spread a bitboard's bits over a slot's index (Fibonacci hashing).
+_SPREAD = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F), np.uint64(0x165667B19E3779F9),
+           np.uint64(0xD6E8FEB86659FD93), np.uint64(0xFF51AFD7ED558CCD), np.uint64(0xC4CEB9FE1A85EC53))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _slot(a, b, c, d, e):
+    """A slot of a correction table for these five bitboards."""
+    h = (a * _SPREAD[0]) ^ (b * _SPREAD[1]) ^ (c * _SPREAD[2]) ^ (d * _SPREAD[3]) ^ (e * _SPREAD[4])
+    h ^= h >> np.uint64(31)
+    return np.int64((h * _SPREAD[5]) >> np.uint64(64 - CORRECTION_BITS))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def correction_slots(pawns, knights, bishops, rooks, queens, kings, white, white_to_move):
+    """The position's three slots in the correction tables (each in its row): its pawns, White's
+    other men, Black's other men."""
+    black = ~white
+    z = np.uint64(0)
+    row = 0 if white_to_move else 3
+    return (row, _slot(pawns & white, pawns & black, z, z, z),
+            row + 1, _slot(knights & white, bishops & white, rooks & white, queens & white,
+                           kings & white),
+            row + 2, _slot(knights & black, bishops & black, rooks & black, queens & black,
+                           kings & black))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def corrected(raw, correction, slots, pawn_weight, other_weight):
+    """The static score ``raw`` moved by the corrections of its ``slots`` (weights in hundredths)."""
+    r0, s0, r1, s1, r2, s2 = slots
+    return raw + (pawn_weight * correction[r0, s0]
+                  + other_weight * (correction[r1, s1] + correction[r2, s2])
+                  ) // (100 * CORRECTION_GRAIN)
+
+
+@njit(cache=True, nogil=True)
+def record_correction(correction, slots, depth, error):
+    """A node searched to ``depth`` found its score ``error`` centipawns off its corrected static
+    score: each of its entries moves towards that, more for a deeper search (with gravity, so that
+    they stay within +-CORRECTION_LIMIT)."""
+    bonus = min(max(error * depth // 8, -CORRECTION_LIMIT // 4), CORRECTION_LIMIT // 4)
+    r0, s0, r1, s1, r2, s2 = slots
+    for row, slot in ((r0, s0), (r1, s1), (r2, s2)):
+        entry = correction[row, slot]
+        correction[row, slot] = entry + bonus - entry * abs(bonus) // CORRECTION_LIMIT

@@ -59,6 +59,8 @@ PARAMETERS = (
     Parameter("NULL_MOVE_DEPTH_DIVISOR", 4, 4, 3, 8, 1),
     Parameter("NULL_MOVE_EVAL_MAX", 3, 3, 0, 4, 1),
     Parameter("NULL_MOVE_EVAL_DIVISOR", 200, 200, 100, 400, 25),
+    # 1: no null move where the table's upper bound already says the node fails low.
+    Parameter("NULL_MOVE_TABLE_GUARD", 1, 0),
     Parameter("IIR_DEPTH", 4, NEVER, 3, 8, 1, prunes=True),
     # Singular extension (from a depth): the table's move searched a ply deeper when every other
     # move stays SINGULAR_MARGIN a ply below the table's score at half the depth; a ply shallower
@@ -66,11 +68,28 @@ PARAMETERS = (
     # beta themselves (multi-cut).
     Parameter("SINGULAR_DEPTH", 6, NEVER, 4, 10, 1, prunes=True),
     Parameter("SINGULAR_MARGIN", 2, 2, 1, 8, 1),
+    # Off the PV, the table's move searched two plies deeper when every other move stays this
+    # much below the singular bound.
+    Parameter("DOUBLE_EXTENSION", 25, NEVER, 5, 100, 5),
+    # Correction history (engine/search/history.py): the static score moved by what searches found
+    # it off by, for the same pawns (hundredths of the pawn table's entry) and the same other men
+    # of each side.
+    Parameter("CORRECTION_PAWN", 100, 0, 0, 200, 10),
+    Parameter("CORRECTION_OTHER", 50, 0, 0, 200, 10),
+    # "Improving" (the static score above the one two plies back, four if that node was in check):
+    # a node that is searches IMPROVING_LATE_MOVES hundredths more quiet moves before late-move
+    # pruning and reduces its late moves IMPROVING_REDUCTION plies less; one that is not searches
+    # NOT_IMPROVING_LATE_MOVES hundredths fewer and reduces a move it reduces at all
+    # NOT_IMPROVING_REDUCTION plies more.
+    Parameter("IMPROVING_LATE_MOVES", 0, 0, 0, 100, 10),
+    Parameter("NOT_IMPROVING_LATE_MOVES", 33, 0, 0, 60, 5),
+    Parameter("IMPROVING_REDUCTION", 0, 0, 0, 2, 1),
+    Parameter("NOT_IMPROVING_REDUCTION", 1, 0, 0, 2, 1),
     # In the move loop: futility (static score this short of alpha, by depth), late-move pruning
     # (quiet moves searched before the rest are pruned, by depth), SEE pruning (captures losing
     # more than this a ply, up to a depth), late-move reductions (from a depth and a move number).
     Parameter("FUTILITY", (160, 320), NEVER, 80, 500, 20, prunes=True),
-    Parameter("LATE_MOVES", (6, 10, 16), NEVER, 3, 30, 1, prunes=True),
+    Parameter("LATE_MOVES", (6, 10, 16, 24, 34, 46), NEVER, 3, 60, 1, prunes=True),
     Parameter("SEE", 100, NEVER, 50, 200, 10, prunes=True),
     Parameter("SEE_DEPTH", 3, 0, 1, 6, 1, prunes=True),
     Parameter("LMR_DEPTH", 3, NEVER, 2, 5, 1),

@@ -214,6 +214,8 @@ class Search:
         # The principal variation by ply, as the kernel finds it: [ply, 0] its length, then its
         # move codes.
         self.kernel_pv = np.zeros((MAX_PLY + 2, MAX_PLY + 2), dtype=np.int64)
+        # The static score of the line's node at each ply (the root's is not known: -INFINITY).
+        self.kernel_evals = np.full(MAX_PLY + 2, -INFINITY, dtype=np.int64)
         self.kernel_moves = np.empty((scout.MOVE_ROWS, scout.NODE_MOVES), dtype=np.int64)
         self.kernel_counts = np.zeros(kernel_report.COUNTS, dtype=np.int64)
         self.kernel_params = self.parameters.copy()
@@ -245,7 +247,8 @@ class Search:
             history_white=history_white, killers=self.tables.killers, table=self.tt.table,
             entries=self.tt.entries, generation=self.tt.generation, weights=classical.WEIGHTS,
             network=self.kernel_network, acc=self.kernel_accumulators, pv=self.kernel_pv,
-            moves=self.kernel_moves)
+            moves=self.kernel_moves, correction=self.tables.correction,
+            evals=self.kernel_evals)
         if isinstance(self.stop_event, StopSignal):
             # The word as the flag and the deadline have it (a past search may have raised it).
             stop = self.stop_event

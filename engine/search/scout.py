@@ -52,7 +52,7 @@ from engine.board.position import (POSITION, POSITION_INPUTS, Position, all_men,
                                    their_men)
 from engine.board.movegen import (MAX_CAPTURES, MAX_PROMOTIONS, MAX_QUIETS, captures_into,
                                   evasion_kernel, promotions_into, quiet_checks_into, quiets_into)
-from engine.search.history import record_cutoff
+from engine.search.history import corrected, correction_slots, record_correction, record_cutoff
 from engine.search.movepick import WALK_MOVES, first_moves, next_move
 from engine.search import params as P
 from engine.evaluation.score import INFINITY, MATE, MATE_BOUND, MAX_PLY, TB_WIN_THRESHOLD, wdl_to_score
@@ -97,15 +97,17 @@ LINE_INPUTS = (("ply", int64), ("qply", int64), ("last_target", int64), ("path",
 # (w1 (768, H), b1 (H), w2 (heads, 2H), b2 (heads): they evaluate where params[P.NETWORK] is set)
 # and its first layers by ply (network.ACCUMULATOR, (MAX_PLY + 1, 2, H): the caller fills
 # ``acc[ply]``, the kernel updates the plies below move by move), the principal variation by ply
-# (``pv[ply]``: its length, then its move codes), and the nodes' move lists (MOVE_ROWS x
-# NODE_MOVES: `_node_moves`).
+# (``pv[ply]``: its length, then its move codes), the nodes' move lists (MOVE_ROWS x
+# NODE_MOVES: `_node_moves`), the correction history (engine/search/history.py) and the static
+# score of the line's node at each ply (-INFINITY for one in check: `_improving`).
 NETWORK_WEIGHTS = Tuple((int16[:, ::1], int16[::1], int16[:, ::1], int32[::1]))
 TABLES_INPUTS = (("params", int64[::1]), ("reductions", int64[:, ::1]),
                  ("history_black", int64[::1]), ("history_white", int64[::1]),
                  ("killers", int64[:, ::1]), ("table", uint64[::1]), ("entries", uint64),
                  ("generation", int64), ("weights", int64[:, ::1]), ("network", NETWORK_WEIGHTS),
                  ("acc", from_dtype(nn.ACCUMULATOR)[:, :, ::1]), ("pv", int64[:, ::1]),
-                 ("moves", int64[:, ::1]))
+                 ("moves", int64[:, ::1]), ("correction", int64[:, ::1]),
+                 ("evals", int64[::1]))
 # What ends a call and what it reports: its counters, its node budget, the stop word and the value
 # at which it stops, the iteration's depth (which bounds the check extension) and the tablebase
 # results it reads and asks for (``counts`` also holds the trace of its tree, if asked:
@@ -233,6 +235,22 @@ def _evaluate(position, tables, ply, counts):
 
 
 @uncounted_inline
+def _slots(position):
+    """The position's slots in the correction tables."""
+    p = position
+    return correction_slots(p.pawns, p.knights, p.bishops, p.rooks, p.queens, p.kings, p.white,
+                            p.white_to_move)
+
+
+@uncounted_inline
+def _corrected(raw, tables, slots):
+    """The static score ``raw`` with the correction history's word, short of a tablebase win."""
+    params = tables.params
+    return max(-TB_WIN_THRESHOLD + 1, min(TB_WIN_THRESHOLD - 1, corrected(
+        raw, tables.correction, slots, params[P.CORRECTION_PAWN], params[P.CORRECTION_OTHER])))
+
+
+@uncounted_inline
 def _static_or_table(tt_eval, position, tables, ply, counts):
     """The node's static score: the one its table entry keeps (``tt_eval``), else evaluated."""
     if tt_eval != NO_EVAL:
@@ -294,6 +312,16 @@ def _store(tables, key, depth, bound, score, move, static_eval, ply):
 
 
 @uncounted_inline
+def _correct(tables, slots, depth, in_check, quiet_or_none, bound, best_score, static_eval):
+    """The correction history learns from a node searched out of check whose best move is quiet
+    (or none), by how far its score is from its static score where its bound says which way."""
+    if (not in_check and quiet_or_none and abs(best_score) < TB_WIN_THRESHOLD
+            and not (bound == LOWER and best_score <= static_eval)
+            and not (bound == UPPER and best_score >= static_eval)):
+        record_correction(tables.correction, slots, depth, best_score - static_eval)
+
+
+@uncounted_inline
 def _bound(best_score, beta, raised):
     """What the node's best score is, with the rule that ended the node: a lower bound if it
     reached beta (a cut-off), else exact if a move ``raised`` alpha, else an upper bound."""
@@ -338,13 +366,30 @@ def _tablebase(position, depth, ply, tables, control, me):
 
 
 @uncounted_inline
-def _quiet_pruned(params, counts, me, code, depth, moves_searched, futile):
+def _quiet_pruned(params, counts, me, code, depth, moves_searched, futile, improving):
     """Whether a node of the tree that may prune skips its quiet move ``code`` that gives no check
-    (traced): futility, or late-move pruning once it has searched enough moves."""
+    (traced): futility, or late-move pruning once it has searched enough moves (more where the
+    static score is improving, fewer where it is not)."""
     if not (futile or (depth <= P.LATE_MOVES_DEPTHS
-                       and moves_searched >= params[P.LATE_MOVES + depth - 1])):
+                       and moves_searched * 100 >= params[P.LATE_MOVES + depth - 1]
+                       * (100 + params[P.IMPROVING_LATE_MOVES] if improving
+                          else 100 - params[P.NOT_IMPROVING_LATE_MOVES]))):
         return False
     trace_pruned(counts, me, code, FUTILITY if futile else LATE_MOVE_PRUNING)
+    return True
+
+
+@uncounted_inline
+def _improving(evals, ply, static_eval):
+    """Whether the node's static score is above that of its side's node two plies back (four if
+    that one was in check; True if neither has one): the position is getting better for its
+    mover, and pruning should be careful."""
+    if static_eval == -INFINITY:
+        return False
+    if ply >= 2 and evals[ply - 2] != -INFINITY:
+        return static_eval > evals[ply - 2]
+    if ply >= 4 and evals[ply - 4] != -INFINITY:
+        return static_eval > evals[ply - 4]
     return True
 
 
@@ -492,6 +537,7 @@ def _quiescence(position, depth, alpha, beta, line, tables, control):
         return tt_score
     original_alpha = alpha
     stand_pat = -INFINITY
+    raw_eval = -INFINITY  # the static score before correction: the table keeps this one
     n_captures = 0
     chess960 = params[P.CHESS960] != 0
     walk, losing, _, promotions, done = _node_moves(tables.moves, ply, line.excluded)
@@ -507,9 +553,10 @@ def _quiescence(position, depth, alpha, beta, line, tables, control):
         promotions = _promotions(p, promotions)
         if _stalemate_with_pawns_only(p, promotions, walk):
             return _end(counts, me, NO_MOVE, 0)
-        stand_pat = _static_or_table(tt_eval, p, tables, ply, counts)
+        raw_eval = _static_or_table(tt_eval, p, tables, ply, counts)
+        stand_pat = _corrected(raw_eval, tables, _slots(p))
         if stand_pat >= beta:
-            _store(tables, p.key, 0, LOWER, stand_pat, 0, stand_pat, ply)
+            _store(tables, p.key, 0, LOWER, stand_pat, 0, raw_eval, ply)
             return _end(counts, me, STAND_PAT, stand_pat)
         best_score = stand_pat
         if stand_pat > alpha:
@@ -552,7 +599,7 @@ def _quiescence(position, depth, alpha, beta, line, tables, control):
                     break
     # Step Q6. The table.
     bound, rule = _bound(best_score, beta, best_score > original_alpha)
-    _store(tables, p.key, 0, bound, best_score, 0, stand_pat, ply)
+    _store(tables, p.key, 0, bound, best_score, 0, raw_eval, ply)
     return _end(counts, me, rule, best_score)
 
 
@@ -611,10 +658,16 @@ def _search(position, depth, alpha, beta, line, tables, control):
     ended, value = _tablebase(p, depth, ply, tables, control, me)
     if ended:
         return value
-    # Step 7. The static evaluation (none in check, where nothing is pruned by it).
+    # Step 7. The static evaluation (none in check, where nothing is pruned by it), corrected by
+    # what searches of positions with the same men found.
     static_eval = -INFINITY
+    raw_eval = -INFINITY  # the static score before correction: the table keeps this one
+    slots = _slots(p)
     if not in_check:
-        static_eval = _static_or_table(tt_eval, p, tables, ply, counts)
+        raw_eval = _static_or_table(tt_eval, p, tables, ply, counts)
+        static_eval = _corrected(raw_eval, tables, slots)
+    tables.evals[ply] = static_eval
+    improving = _improving(tables.evals, ply, static_eval)
     # Steps 8 to 10 prune the whole node: out of check, off the PV, not near a mate, and with
     # every move to search.
     may_prune = not in_check and not is_pv and abs(beta) < MATE_BOUND and line.excluded == 0
@@ -632,7 +685,8 @@ def _search(position, depth, alpha, beta, line, tables, control):
     # Step 10. Null move: the node fails high if it does even when it passes, searched
     # shallower (not with pawns only: zugzwang).
     if (may_prune and line.can_null and depth >= params[P.NULL_MOVE_DEPTH]
-            and static_eval >= beta and own_men(p) & ~(p.pawns | p.kings)):
+            and static_eval >= beta and own_men(p) & ~(p.pawns | p.kings)
+            and not (params[P.NULL_MOVE_TABLE_GUARD] and tt_bound == UPPER and tt_score < beta)):
         reduction = null_move_reduction(params, depth, static_eval, beta)
         null_key, _ = key_kernel(p.pawns, p.knights, p.bishops, p.rooks, p.queens, p.kings,
                                  p.white, p.castling, not p.white_to_move, no_square)
@@ -676,7 +730,8 @@ def _search(position, depth, alpha, beta, line, tables, control):
             return result
         if result >= singular_beta and singular_beta >= beta:
             return _end(counts, me, MULTI_CUT, singular_beta)
-        extension = 1 if result < singular_beta else -1 if tt_score >= beta else 0
+        extension = (2 if not is_pv and result < singular_beta - params[P.DOUBLE_EXTENSION]
+                     else 1 if result < singular_beta else -1 if tt_score >= beta else 0)
         trace_mark(counts, me, extension, SINGULAR_EXTENSION)
     # Step 13. The moves, with futility, late-move and SEE pruning out of check, and late quiet
     # moves searched shallower.
@@ -686,6 +741,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
     futile = may_prune_moves and futility_value <= alpha
     best_score = -INFINITY
     best_move = 0
+    best_is_quiet = False
     moves_searched = 0
     cut_by_quiet = False
     n_tried = 0  # quiet moves searched, as history indices in ``tried``
@@ -705,7 +761,8 @@ def _search(position, depth, alpha, beta, line, tables, control):
         # quiet move that gives no check, SEE pruning of a capture.
         if may_prune_moves and moves_searched > 0 and best_score > -TB_WIN_THRESHOLD:
             if is_quiet and not after.in_check and _quiet_pruned(params, counts, me, code, depth,
-                                                                 moves_searched, futile):
+                                                                 moves_searched, futile,
+                                                                 improving):
                 if futile:
                     best_score = max(best_score, futility_value)
                 continue
@@ -713,7 +770,8 @@ def _search(position, depth, alpha, beta, line, tables, control):
                 continue
         prefetch_entry(tables.table, after.key, tables.entries)
         reduction = late_move_reduction(params, tables.reductions, depth, moves_searched,
-                                        is_quiet, in_check, after.in_check, is_pv)
+                                        is_quiet and not in_check and not after.in_check, is_pv,
+                                        improving)
         line.path[line.last + 1] = after.key
         _to_child(tables, ply, p, after)
         child_line = Line(ply + 1, horizon, movecode.target(code), line.path, line.last + 1,
@@ -745,6 +803,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
         # most): a move that beats alpha is the best so far, and only it can reach beta.
         if score > alpha:
             best_move = movecode.table_move(code)
+            best_is_quiet = is_quiet
             alpha = score
             if is_pv:
                 _extend_line(pv, ply, code)
@@ -766,7 +825,9 @@ def _search(position, depth, alpha, beta, line, tables, control):
                       tables.killers)
     bound, rule = _bound(best_score, beta, best_move != 0)
     if line.excluded == 0:
-        _store(tables, key, depth, bound, best_score, best_move, static_eval, ply)
+        _store(tables, key, depth, bound, best_score, best_move, raw_eval, ply)
+        _correct(tables, slots, depth, in_check, best_is_quiet or best_move == 0, bound,
+                 best_score, static_eval)
     return _end(counts, me, rule, best_score)
 
 

@@ -95,8 +95,10 @@ TECHNIQUES = (
               "separated from PVS without restructuring the search"),
     Technique("aspiration", "aspiration windows", _switch_off("ASPIRATION_DEPTH"),
               "off: every iteration with the full window"),
-    Technique("killers", "killers and history", _switch_off("KILLERS_AND_HISTORY"),
-              "off: quiet cut-offs are not recorded; quiet moves keep their generation order"),
+    Technique("killers", "killers and history",
+              _switch_off("KILLERS_AND_HISTORY", "CORRECTION_PAWN", "CORRECTION_OTHER"),
+              "off: quiet cut-offs are not recorded; quiet moves keep their generation order; "
+              "the static score is not corrected by the correction history"),
     Technique("quiescence", "quiescence", _switch_off("QUIESCENCE_PLIES"),
               "off: the static evaluation at the horizon"),
     Technique("null", "null move", _switch_off("NULL_MOVE_DEPTH")),
