@@ -14,15 +14,15 @@ import pytest
 from engine.evaluation import network as nn
 from uci_client import RawUci
 
-# A network that ignores the pieces and gives the side to move 2000 cp: a search of odd depth
-# with it ends its lines with the opponent to move and scores about -2000 (correction history moves
-# the static score by what the searches found it off by, a few percent at these depths); the
-# classical one about 0.
+# A network that ignores the pieces and gives the side to move 2000 cp: a search with it scores
+# about 2000 for one side or the other (its line may end with either side to move: extensions and
+# reductions change a line's length; correction history moves the static score by what the searches
+# found it off by, a few percent at these depths); the classical one about 0.
 BIAS_CP = 2000
 
 
 def scores_as_the_constant_network(score: int) -> bool:
-    return abs(score + BIAS_CP) <= BIAS_CP // 10
+    return abs(abs(score) - BIAS_CP) <= BIAS_CP // 10
 
 
 @pytest.fixture

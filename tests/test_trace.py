@@ -117,16 +117,16 @@ def test_marking_iir_left_the_trees_other_marks_as_they_were() -> None:
     # the search changes these, as it changes the bench's node count.)
     traced = trace_search(chess.Board(KIWIPETE), 5)
     nodes = [node for root in traced.passes for node in walk(root)[1:]]
-    assert traced.nodes == len(nodes) == 3566
+    assert traced.nodes == len(nodes) == 3490
     assert Counter(node["rule"] for node in nodes) == {
-        "": 700, "table cut": 448, "beta cut-off": 649, "reverse futility": 989, "razoring": 43,
-        "stand pat": 640, "null move cut-off": 97}
+        "": 681, "table cut": 447, "beta cut-off": 629, "reverse futility": 989, "razoring": 42,
+        "stand pat": 604, "null move cut-off": 98}
     assert Counter(node["how"] for node in nodes) == {
-        "searched": 1663, "null window": 970, "reduced (LMR)": 701,
-        "razoring's quiescence check": 48, "null move": 184}
+        "searched": 1599, "null window": 959, "reduced (LMR)": 701,
+        "razoring's quiescence check": 47, "null move": 184}
     assert Counter(move["rule"] for node in nodes for move in node["pruned"]) == {
-        "beta cut-off": 8517, "late-move pruning": 2706, "SEE pruning": 1496,
-        "delta pruning": 878, "futility pruning": 556}
+        "beta cut-off": 8323, "late-move pruning": 2713, "SEE pruning": 1463,
+        "delta pruning": 864, "futility pruning": 556}
     # The marked nodes keep the rule that ended them: the mark is a second one.
     assert {node["rule"] for node in nodes if node["mark"]} == {"beta cut-off", ""}
 
