@@ -96,7 +96,7 @@ def main() -> None:
           f" {totals[1] / totals[0]:>6.0f}x {totals[2] / n:>12.2f}")
 
     # The fixed cost of entering numba at all, for comparison.
-    args = (0, 0, 0, 0, 0, 0, 0, 0, True, ev.WEIGHTS)
+    args = ev.board_arguments(chess.Board(None))
     empty_us = per_call_us(lambda: ev.evaluate_kernel(*args), COMPILED_REPS)
     print()
     print(f"kernel on an empty board (call overhead + fixed work): {empty_us:.2f} us")

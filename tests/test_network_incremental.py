@@ -9,6 +9,7 @@ import random
 import chess
 import numpy as np
 
+from engine.board.position import from_board
 from engine.evaluation import network as nn
 
 
@@ -19,7 +20,7 @@ def boards_of(board: chess.Board) -> tuple[np.uint64, ...]:
 
 def fresh(board: chess.Board, net: nn.Network) -> np.ndarray:
     acc = np.empty((2, net.hidden), dtype=nn.ACCUMULATOR)
-    nn.refresh(acc, *boards_of(board), np.uint64(board.occupied_co[chess.WHITE]), net.w1, net.b1)
+    nn.refresh(acc, from_board(board), net.w1, net.b1)
     return acc
 
 

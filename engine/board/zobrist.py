@@ -15,9 +15,10 @@ import chess
 import chess.polyglot
 import numpy as np
 from numba import njit
-from numba.core.types import Tuple, boolean, int64, uint64
+from numba.core.types import Tuple, boolean, uint64
 
 from engine.board.bitboards import BACK_RANK, U0, U1, attacked_by, compile_kernel, lsb
+from engine.board.position import POSITION, all_men, from_board
 
 RANDOM = np.array(chess.polyglot.POLYGLOT_RANDOM_ARRAY, dtype=np.uint64)
 _CASTLING = 768  # + 0..3: White kingside, White queenside, Black kingside, Black queenside
@@ -76,17 +77,29 @@ def is_in_check(pawns, knights, bishops, rooks, queens, kings, white, white_to_m
 
 
 @njit(cache=True, nogil=True)
-def key_kernel(pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move,
-                ep_file):
-    """(key, whether the side to move is in check)."""
-    black = (pawns | knights | bishops | rooks | queens | kings) & ~white
-    key = (_pieces_key(pawns, knights, bishops, rooks, queens, kings, white)
-           ^ _castling_key(kings, white, black, castling))
-    if ep_file >= 0:
-        key ^= RANDOM[EN_PASSANT_KEYS + ep_file]
-    if white_to_move:
+def key_kernel(position):
+    """(key, whether the side to move is in check) of ``position``, from its men, castling rights,
+    en passant square (set only where a capture there is legal) and side to move; its own key
+    field is not read."""
+    p = position
+    black = all_men(p) & ~p.white
+    key = (_pieces_key(p.pawns, p.knights, p.bishops, p.rooks, p.queens, p.kings, p.white)
+           ^ _castling_key(p.kings, p.white, black, p.castling))
+    if p.ep_square >= 0:
+        key ^= RANDOM[EN_PASSANT_KEYS + (p.ep_square & 7)]
+    if p.white_to_move:
         key ^= RANDOM[_WHITE_TO_MOVE]
-    return key, is_in_check(pawns, knights, bishops, rooks, queens, kings, white, white_to_move)
+    return key, is_in_check(p.pawns, p.knights, p.bishops, p.rooks, p.queens, p.kings, p.white,
+                            p.white_to_move)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def key_after_null(position):
+    """The key after the side to move passes: the other side to move, the en passant file gone."""
+    key = position.key ^ RANDOM[_WHITE_TO_MOVE]
+    if position.ep_square >= 0:
+        key ^= RANDOM[EN_PASSANT_KEYS + (position.ep_square & 7)]
+    return key
 
 
 @njit(cache=True, nogil=True)
@@ -111,7 +124,7 @@ def key_after_move(key, ep_file, before, white, castling, after, child_white, ch
     return key
 
 
-_KEY_SIGNATURE = Tuple((uint64, boolean))(uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean, int64)
+_KEY_SIGNATURE = Tuple((uint64, boolean))(POSITION)
 
 
 _kernel = compile_kernel(key_kernel, _KEY_SIGNATURE)
@@ -120,11 +133,8 @@ _kernel = compile_kernel(key_kernel, _KEY_SIGNATURE)
 def key_and_check(board: chess.Board) -> tuple[int, bool]:
     """The 64-bit Zobrist key of ``board`` (pieces, castling rights, legal en passant, side to
     move) and whether the side to move is in check."""
-    ep = board.ep_square
-    ep_file = -1 if ep is None or not board.has_legal_en_passant() else ep & 7
-    return _kernel(board.pawns, board.knights, board.bishops, board.rooks, board.queens,
-                   board.kings, board.occupied_co[chess.WHITE], board.castling_rights, board.turn,
-                   ep_file)
+    ep_square = board.ep_square if board.has_legal_en_passant() else -1
+    return _kernel(from_board(board, in_check=False)._replace(ep_square=ep_square))
 
 
 def position_key(board: chess.Board) -> int:

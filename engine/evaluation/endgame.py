@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import chess
 import numpy as np
-from numba import boolean, int64, njit, uint64
+from numba import int64, njit, uint64
 
 from engine.board.bitboards import PIECE_VALUES, U0, U1, compile_kernel, lsb, popcount
+from engine.board.position import POSITION, all_men, from_board
 
 # Centipawns per step: the lone king's distance from the centre (0..6), the kings' distance
 # (1..7), and with bishop and knight the lone king's distance to the bishop's nearest corner
@@ -47,8 +48,7 @@ def with_endgame_knowledge(board: chess.Board, score: int) -> int:
     white, black = board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK]
     if white & (white - 1) and black & (black - 1):
         return score  # neither king is alone: the usual case, kept cheap
-    return _kernel(board.pawns, board.knights, board.bishops, board.rooks, board.queens,
-                   board.kings, white, board.turn, score)
+    return _kernel(from_board(board, in_check=False), score)
 
 
 def bare_king_rule_applies(board: chess.Board) -> bool:
@@ -143,22 +143,23 @@ def is_known_draw(pawns, knights, bishops, rooks, queens, white, black):
 
 
 @njit(cache=True, nogil=True)
-def with_endgame_knowledge_kernel(pawns, knights, bishops, rooks, queens, kings, white,
-                                  white_to_move, score):
-    """`with_endgame_knowledge` over the bitboards."""
-    black = (pawns | knights | bishops | rooks | queens | kings) & ~white
+def with_endgame_knowledge_kernel(position, score):
+    """`with_endgame_knowledge` over the position record (engine/board/position.py)."""
+    p = position
+    white = p.white
+    black = all_men(p) & ~white
     if white & (white - U1) and black & (black - U1):
         return score
     for strong_is_white in (True, False):
         own, theirs = (white, black) if strong_is_white else (black, white)
-        won = _bare_king_score(pawns & own, knights & own, bishops & own, rooks & own,
-                               queens & own, kings & own, theirs)
+        won = _bare_king_score(p.pawns & own, p.knights & own, p.bishops & own, p.rooks & own,
+                               p.queens & own, p.kings & own, theirs)
         if won != NO_RULE:
-            return won if white_to_move == strong_is_white else -won
-    return 0 if is_known_draw(pawns, knights, bishops, rooks, queens, white, black) else score
+            return won if p.white_to_move == strong_is_white else -won
+    return 0 if is_known_draw(p.pawns, p.knights, p.bishops, p.rooks, p.queens, white,
+                              black) else score
 
 
-_kernel = compile_kernel(with_endgame_knowledge_kernel,
-                         int64(uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean, int64))
+_kernel = compile_kernel(with_endgame_knowledge_kernel, int64(POSITION, int64))
 _bare_king_score = compile_kernel(_bare_king_score,
                                   int64(uint64, uint64, uint64, uint64, uint64, uint64, uint64))

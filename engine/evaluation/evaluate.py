@@ -24,12 +24,13 @@ from pathlib import Path
 
 import chess
 import numpy as np
-from numba import boolean, float64, int64, njit, uint64
+from numba import float64, int64, njit
 from numba.types import UniTuple
 
 from engine.board.bitboards import (FILE_BB, KING_ATTACKS, KNIGHT_ATTACKS, NOT_FILE_A, NOT_FILE_H,
                                     S7, S9, SQUARE_BB, U0, U1, bishop_attacks, bitboard_of,
                                     compile_kernel, flip, lsb, popcount, rook_attacks)
+from engine.board.position import POSITION, all_men, from_board
 
 # ---------------------------------------------------------------------------
 # Features. Piece indices: 0 pawn, 1 knight, 2 bishop, 3 rook, 4 queen, 5 king.
@@ -332,13 +333,15 @@ def _flip_all(pieces):
 
 
 @njit(cache=True, nogil=True)
-def _fill_terms(pawns, knights, bishops, rooks, queens, kings, white, black,
-                white_to_move, weights, terms, coefs):
+def _fill_terms(position, weights, terms, coefs):
     """Fill terms[term, colour, stage] (and coefs, if not empty) and return the game phase."""
-    w = (pawns & white, knights & white, bishops & white, rooks & white,
-         queens & white, kings & white)
-    bl = (pawns & black, knights & black, bishops & black, rooks & black,
-          queens & black, kings & black)
+    p = position
+    white = p.white
+    black = all_men(p) & ~white
+    w = (p.pawns & white, p.knights & white, p.bishops & white, p.rooks & white,
+         p.queens & white, p.kings & white)
+    bl = (p.pawns & black, p.knights & black, p.bishops & black, p.rooks & black,
+          p.queens & black, p.kings & black)
     # Black is evaluated on the flipped board, so it sees itself as White.
     _side_terms(0, w, bl, weights, terms, coefs)
     _side_terms(1, _flip_all(bl), _flip_all(w), weights, terms, coefs)
@@ -347,7 +350,7 @@ def _fill_terms(pawns, knights, bishops, rooks, queens, kings, white, black,
     for pt in range(1, 5):
         phase += popcount(w[pt] | bl[pt]) * PHASE_WEIGHT[pt]
 
-    _add(F_TEMPO, 1, 0 if white_to_move else 1, T_TEMPO, weights, terms, coefs)
+    _add(F_TEMPO, 1, 0 if p.white_to_move else 1, T_TEMPO, weights, terms, coefs)
     return min(phase, PHASE_MAX)
 
 
@@ -377,43 +380,34 @@ def _combine(terms, phase, white_to_move):
     return score if white_to_move else -score
 
 
-# Explicit signatures: python-chess bitboards are Python ints that may exceed
-# 2**63; typing them as uint64 up front lets us pass the ints straight in
-# (measured ~1.6 us per call of dispatch overhead this way against ~6.6 us when
-# each int is first wrapped in numpy.uint64), and with compilation disabled
-# afterwards numba can never build a second specialisation.
-_BB_ARGS = (uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean)
+# Explicit signatures, so that with compilation disabled afterwards numba can never build a second
+# specialisation. The position record (engine/board/position.py) is the search's; the key, the
+# check and the en passant square in it are not read.
 _WEIGHTS_ARG = int64[:, ::1]
-_EVALUATE_SIGNATURE = int64(*_BB_ARGS, _WEIGHTS_ARG)
-_REPORT_SIGNATURE = UniTuple(int64, 2)(*_BB_ARGS, _WEIGHTS_ARG, int64[:, :, ::1])
-_COEFFICIENTS_SIGNATURE = int64(*_BB_ARGS, _WEIGHTS_ARG, float64[::1])
+_EVALUATE_SIGNATURE = int64(POSITION, _WEIGHTS_ARG)
+_REPORT_SIGNATURE = UniTuple(int64, 2)(POSITION, _WEIGHTS_ARG, int64[:, :, ::1])
+_COEFFICIENTS_SIGNATURE = int64(POSITION, _WEIGHTS_ARG, float64[::1])
 
 
 @njit(cache=True, nogil=True)
-def evaluate_kernel(pawns, knights, bishops, rooks, queens, kings, white, black,
-                     white_to_move, weights):
+def evaluate_kernel(position, weights):
     terms = np.zeros((N_TERMS, 2, 2), dtype=np.int64)
     no_coefs = np.zeros(0, dtype=np.float64)
-    phase = _fill_terms(pawns, knights, bishops, rooks, queens, kings, white,
-                        black, white_to_move, weights, terms, no_coefs)
-    return _combine(terms, phase, white_to_move)
+    phase = _fill_terms(position, weights, terms, no_coefs)
+    return _combine(terms, phase, position.white_to_move)
 
 
 @njit(cache=True, nogil=True)
-def _report_kernel(pawns, knights, bishops, rooks, queens, kings, white, black,
-                   white_to_move, weights, terms):
+def _report_kernel(position, weights, terms):
     no_coefs = np.zeros(0, dtype=np.float64)
-    phase = _fill_terms(pawns, knights, bishops, rooks, queens, kings, white,
-                        black, white_to_move, weights, terms, no_coefs)
-    return phase, _combine(terms, phase, white_to_move)
+    phase = _fill_terms(position, weights, terms, no_coefs)
+    return phase, _combine(terms, phase, position.white_to_move)
 
 
 @njit(cache=True, nogil=True)
-def _coefficients_kernel(pawns, knights, bishops, rooks, queens, kings, white, black,
-                         white_to_move, weights, coefs):
+def _coefficients_kernel(position, weights, coefs):
     terms = np.zeros((N_TERMS, 2, 2), dtype=np.int64)
-    return _fill_terms(pawns, knights, bishops, rooks, queens, kings, white,
-                       black, white_to_move, weights, terms, coefs)
+    return _fill_terms(position, weights, terms, coefs)
 
 
 _kernel = compile_kernel(evaluate_kernel, _EVALUATE_SIGNATURE)
@@ -427,18 +421,12 @@ compile_kernel(_report_kernel, _REPORT_SIGNATURE)
 
 def evaluate(board: chess.Board) -> int:
     """Static evaluation in centipawns from the side to move's point of view."""
-    occ = board.occupied_co
-    return _kernel(board.pawns, board.knights, board.bishops, board.rooks,
-                   board.queens, board.kings, occ[chess.WHITE], occ[chess.BLACK],
-                   board.turn, WEIGHTS)
+    return _kernel(from_board(board, in_check=False), WEIGHTS)
 
 
 def board_arguments(board: chess.Board) -> tuple:
     """The kernel arguments for `board` (weights included), as numpy scalars (for `.py_func`)."""
-    occ = board.occupied_co
-    return (np.uint64(board.pawns), np.uint64(board.knights), np.uint64(board.bishops),
-            np.uint64(board.rooks), np.uint64(board.queens), np.uint64(board.kings),
-            np.uint64(occ[chess.WHITE]), np.uint64(occ[chess.BLACK]), bool(board.turn), WEIGHTS)
+    return from_board(board, in_check=False), WEIGHTS
 
 
 def feature_coefficients(board: chess.Board, out: np.ndarray | None = None) -> tuple[np.ndarray, int]:
@@ -448,10 +436,7 @@ def feature_coefficients(board: chess.Board, out: np.ndarray | None = None) -> t
     phase. ``out`` (float64, length N_FEATURES, zeroed by the caller) is filled if given."""
     compile_kernel(_coefficients_kernel, _COEFFICIENTS_SIGNATURE)
     coefs = np.zeros(N_FEATURES, dtype=np.float64) if out is None else out
-    occ = board.occupied_co
-    phase = _coefficients_kernel(board.pawns, board.knights, board.bishops, board.rooks,
-                                 board.queens, board.kings, occ[chess.WHITE], occ[chess.BLACK],
-                                 board.turn, WEIGHTS, coefs)
+    phase = _coefficients_kernel(from_board(board, in_check=False), WEIGHTS, coefs)
     return coefs, int(phase)
 
 
@@ -463,10 +448,7 @@ def taper(mg: int, eg: int, phase: int) -> int:
 def evaluation_terms(board: chess.Board) -> tuple[np.ndarray, int, int]:
     """Return (terms[term, colour, stage], phase, score from the side to move)."""
     terms = np.zeros((N_TERMS, 2, 2), dtype=np.int64)
-    occ = board.occupied_co
-    phase, score = _report_kernel(board.pawns, board.knights, board.bishops,
-                                  board.rooks, board.queens, board.kings,
-                                  occ[chess.WHITE], occ[chess.BLACK], board.turn, WEIGHTS, terms)
+    phase, score = _report_kernel(from_board(board, in_check=False), WEIGHTS, terms)
     return terms, int(phase), int(score)
 
 

@@ -54,9 +54,10 @@ from pathlib import Path
 
 import chess
 import numpy as np
-from numba import boolean, from_dtype, int16, int32, int64, njit, uint64, void
+from numba import from_dtype, int16, int32, int64, njit, void
 
 from engine.board.bitboards import U1, compile_kernel, lsb, popcount
+from engine.board.position import POSITION, all_men, from_board
 from engine.evaluation.evaluate import EVAL_LIMIT
 
 N_INPUTS = 768
@@ -336,16 +337,17 @@ def _add_men(acc, view, pieces, white, w1, offset, sign):
 
 
 @njit(cache=True, nogil=True)
-def _refresh(acc, pawns, knights, bishops, rooks, queens, kings, white, w1, b1):
+def _refresh(acc, position, w1, b1):
     """Fills ``acc`` (2, H ACCUMULATOR: White's view, Black's view) with the first layer of
-    the position: b1 plus the rows of its active inputs."""
+    ``position`` (engine/board/position.py's record): b1 plus the rows of its active inputs."""
     hidden = b1.shape[0]
     for j in range(hidden):
         acc[0, j] = b1[j]
         acc[1, j] = b1[j]
-    pieces = (pawns, knights, bishops, rooks, queens, kings)
-    _add_men(acc, 0, pieces, white, w1, _bucket_offset(kings & white, True, w1), 1)
-    _add_men(acc, 1, pieces, white, w1, _bucket_offset(kings & ~white, False, w1), 1)
+    p = position
+    pieces = (p.pawns, p.knights, p.bishops, p.rooks, p.queens, p.kings)
+    _add_men(acc, 0, pieces, p.white, w1, _bucket_offset(p.kings & p.white, True, w1), 1)
+    _add_men(acc, 1, pieces, p.white, w1, _bucket_offset(p.kings & ~p.white, False, w1), 1)
 
 
 @njit(cache=True, nogil=True)
@@ -398,9 +400,9 @@ def update(parent, acc, before, white_before, after, white_after, w1):
             continue
         added = added_white if view == 0 else added_black
         removed = removed_white if view == 0 else removed_black
-        _changed_view(parent, acc, view, w1, n_added, offset_to + added[0],
-                      offset_to + added[1], n_removed, offset_to + removed[0],
-                      offset_to + removed[1])
+        _changed_view(parent, acc, view, w1,
+                      (n_added, offset_to + added[0], offset_to + added[1]),
+                      (n_removed, offset_to + removed[0], offset_to + removed[1]))
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -415,11 +417,12 @@ def _copy_view(parent, acc, view):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _changed_view(parent, acc, view, w1, n_added, added_a, added_b, n_removed, removed_a,
-                  removed_b):
-    """``acc[view]`` = ``parent[view]`` plus the rows added (n_added of added_a, added_b) less
-    those removed, in one pass over the layer (the usual moves: one each, a capture's second
+def _changed_view(parent, acc, view, w1, added, removed):
+    """``acc[view]`` = ``parent[view]`` plus the rows ``added`` less those ``removed`` (each a
+    count and two rows), in one pass over the layer (the usual moves: one each, a capture's second
     removal, castling's two each), instead of a copy and then a pass for each row."""
+    n_added, added_a, added_b = added
+    n_removed, removed_a, removed_b = removed
     # Unsigned indices, as in `output`: they let LLVM vectorise the loops.
     v, hidden = np.uint64(view), np.uint64(acc.shape[1])
     a, b = np.uint64(added_a), np.uint64(added_b)
@@ -503,22 +506,19 @@ def output(acc, white_to_move, occupied, w2, b2):
 
 
 @njit(cache=True, nogil=True)
-def _network_kernel(pawns, knights, bishops, rooks, queens, kings, white, black,
-                    white_to_move, w1, b1, w2, b2):
+def _network_kernel(position, w1, b1, w2, b2):
     acc = np.empty((2, b1.shape[0]), dtype=ACCUMULATOR)
-    _refresh(acc, pawns, knights, bishops, rooks, queens, kings, white, w1, b1)
-    return output(acc, white_to_move, white | black, w2, b2)
+    _refresh(acc, position, w1, b1)
+    return output(acc, position.white_to_move, all_men(position), w2, b2)
 
 
-# The same argument types as engine.evaluation.evaluate's kernel (python-chess's ints go straight in as
-# uint64), then the network's arrays.
-_NETWORK_SIGNATURE = int64(uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64, boolean,
-                           int16[:, ::1], int16[::1], int16[:, ::1], int32[::1])
+# The position record (its key, check and en passant square not read), then the network's arrays.
+_NETWORK_SIGNATURE = int64(POSITION, int16[:, ::1], int16[::1], int16[:, ::1], int32[::1])
 
 
 # The search calls it from Python for the first node of each kernel call: compiled at import.
-refresh = compile_kernel(_refresh, void(from_dtype(ACCUMULATOR)[:, ::1], uint64, uint64, uint64,
-                                        uint64, uint64, uint64, uint64, int16[:, ::1], int16[::1]))
+refresh = compile_kernel(_refresh, void(from_dtype(ACCUMULATOR)[:, ::1], POSITION, int16[:, ::1],
+                                        int16[::1]))
 _kernel = compile_kernel(_network_kernel, _NETWORK_SIGNATURE)
 
 
@@ -530,10 +530,8 @@ _kernel = compile_kernel(_network_kernel, _NETWORK_SIGNATURE)
 def network_evaluate(board: chess.Board, network: Network) -> int:
     """The network's evaluation in centipawns from the side to move's point of view, clamped to
     +-EVAL_LIMIT."""
-    occ = board.occupied_co
-    return _kernel(board.pawns, board.knights, board.bishops, board.rooks, board.queens,
-                   board.kings, occ[chess.WHITE], occ[chess.BLACK], board.turn,
-                   network.w1, network.b1, network.w2, network.b2)
+    return _kernel(from_board(board, in_check=False), network.w1, network.b1, network.w2,
+                   network.b2)
 
 
 class NetworkEvaluation:

@@ -34,6 +34,7 @@ from engine.search.results import Info, SearchResult
 from engine.evaluation.score import INFINITY, MATE, MATE_BOUND, MAX_PLY
 from engine.search.timeman import Limits, TimeBudget, soft_scale
 from engine.search.tt import EXACT, TranspositionTable, score_to_tt
+from engine.board.position import from_board
 from engine.board.zobrist import key_and_check, position_key
 
 CHECK_EVERY = 64  # nodes between looks at the clock and the stop flag (a few ms)
@@ -384,10 +385,8 @@ class Search:
         last = len(self.keys) - 1
         if self.kernel_params[params.NETWORK]:  # the node's first layer
             w1, b1 = self.kernel_network[:2]
-            u = np.uint64
-            nn.refresh(self.kernel_accumulators[ply], u(board.pawns), u(board.knights),
-                       u(board.bishops), u(board.rooks), u(board.queens), u(board.kings),
-                       u(board.occupied_co[chess.WHITE]), w1, b1)
+            nn.refresh(self.kernel_accumulators[ply],
+                       from_board(board, self.keys[-1], self.checks[-1]), w1, b1)
         counts = self.kernel_counts
         line = scout.Line(ply=ply, qply=qply, last_target=last_target, path=path, last=last,
                           can_null=True, excluded=0)

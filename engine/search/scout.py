@@ -59,7 +59,7 @@ from engine.evaluation.score import INFINITY, MATE, MATE_BOUND, MAX_PLY, TB_WIN_
 from engine.board.see import see_kernel
 from engine.search.tt import EXACT, LOWER, UPPER, score_from_tt, score_to_tt
 from engine.search.tt_kernels import MISS, NO_EVAL, prefetch_entry, probe_entry, store_entry
-from engine.board.zobrist import key_kernel
+from engine.board.zobrist import key_after_null
 
 # Results that are not scores (scores stay within +-MATE).
 NEED_PROBE = -(1 << 40)  # the tree reached a position to probe in the tablebases: see `search`
@@ -158,9 +158,7 @@ def _evaluation(position, ply, params, weights, network, acc):
     occupied = all_men(position)
     if params[P.NETWORK]:
         return nn.output(acc[ply], position.white_to_move, occupied, network[2], network[3])
-    return evaluate_kernel(position.pawns, position.knights, position.bishops, position.rooks,
-                           position.queens, position.kings, position.white,
-                           occupied & ~position.white, position.white_to_move, weights)
+    return evaluate_kernel(position, weights)
 
 
 # Not inlined (it is large, and called from several steps), and so given only the tables it
@@ -170,9 +168,7 @@ def _static_score(position, ply, params, weights, network, acc):
     """A position's static score (`Search.static_evaluation`): the evaluation, or the score of a won
     ending against a bare king."""
     return with_endgame_knowledge_kernel(
-        position.pawns, position.knights, position.bishops, position.rooks, position.queens,
-        position.kings, position.white, position.white_to_move,
-        _evaluation(position, ply, params, weights, network, acc))
+        position, _evaluation(position, ply, params, weights, network, acc))
 
 
 @uncounted_inline
@@ -688,8 +684,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
             and static_eval >= beta and own_men(p) & ~(p.pawns | p.kings)
             and not (params[P.NULL_MOVE_TABLE_GUARD] and tt_bound == UPPER and tt_score < beta)):
         reduction = null_move_reduction(params, depth, static_eval, beta)
-        null_key, _ = key_kernel(p.pawns, p.knights, p.bishops, p.rooks, p.queens, p.kings,
-                                 p.white, p.castling, not p.white_to_move, no_square)
+        null_key = key_after_null(p)
         # A repetition cannot reach back past a null move: the child's path starts at the
         # position after it.
         line.path[line.last + 1] = null_key

@@ -131,9 +131,10 @@ def replay(occupancy, pieces, castling, flags, ep, halfmove, fullmove, result, l
         white_to_move = (flags[c] & 1) != 0
         chess960 = flags[c] & CHESS960
         ep_square = np.int64(-1) if ep[c] == NO_EP else np.int64(ep[c])
-        key = key_kernel(p, n, b, r, q, k, white, rights, white_to_move,
-                         ep_square & 7 if ep_square >= 0 else np.int64(-1))[0]
         half = np.int64(halfmove[c])
+        position = Position(p, n, b, r, q, k, white, rights, white_to_move, U0, False, ep_square,
+                            half)
+        key = key_kernel(position)[0]
         position = Position(p, n, b, r, q, k, white, rights, white_to_move, key, False, ep_square,
                             half)
         full = np.int64(fullmove[c])
