@@ -1,5 +1,5 @@
 """The search kernel's shape (engine/search/scout.py): `_search` and `_quiescence` read step by step,
-each a flat block, and its helpers take records, not fields."""
+each a flat block, and its helpers (every function of engine/ too) take records, not fields."""
 
 from __future__ import annotations
 
@@ -70,15 +70,17 @@ def test_quiescence_is_its_own_function_and_holds_every_quiescence_step():
     assert all(step.startswith("Q") for step in quiescence_steps)
 
 
-def test_no_function_of_the_search_kernel_takes_more_than_eight_arguments():
-    # The node, the move walk, the history tables, the table's kernels, the move lists and the
-    # static exchange: records whole, never their fields one by one.
+def test_no_function_of_the_engine_takes_more_than_eight_arguments():
+    # The kernels (the board, the evaluation, the network, the node, the move walk, the tables)
+    # take records whole, never their fields one by one; the Python around them as well.
     engine = SCOUT.parents[1]
-    for module in ("search/scout.py", "search/movepick.py", "search/history.py",
-                   "search/depth_rules.py", "search/tt_kernels.py", "board/movegen.py",
-                   "board/see.py"):
-        tree = ast.parse((engine / module).read_text(encoding="utf-8"))
-        functions = [node for node in tree.body if isinstance(node, ast.FunctionDef)]
-        assert functions, module
-        for function in functions:
-            assert len(function.args.args) <= 8, f"{module}: {function.name}"
+    modules = sorted(engine.rglob("*.py"))
+    assert engine / "board" / "bitboards.py" in modules
+    for module in modules:
+        tree = ast.parse(module.read_text(encoding="utf-8"))
+        for function in ast.walk(tree):
+            if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                arguments = function.args
+                count = (len(arguments.posonlyargs) + len(arguments.args)
+                         + len(arguments.kwonlyargs))
+                assert count <= 8, f"{module.relative_to(engine)}: {function.name}"

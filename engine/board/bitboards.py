@@ -161,14 +161,16 @@ def rook_attacks(sq, occ):
 
 
 @njit(cache=True, nogil=True)
-def attacked_by(square, occupied, pawns, knights, bishops, rooks, queens, kings, attackers,
-                defender_white):
-    """Whether any of the ``attackers`` pieces attacks ``square`` given ``occupied``."""
-    defender = 1 if defender_white else 0
-    return ((KNIGHT_ATTACKS[square] & knights) | (KING_ATTACKS[square] & kings)
-            | (PAWN_ATTACKS[defender, square] & pawns)
-            | (bishop_attacks(square, occupied) & (bishops | queens))
-            | (rook_attacks(square, occupied) & (rooks | queens))) & attackers != U0
+def attacked_by(square, occupied, attackers, position):
+    """Whether any of the men ``attackers`` of ``position`` (engine/board/position.py's record)
+    attacks ``square``, the men ``occupied`` blocking; its pawns attack as the side to move's
+    opponents."""
+    p = position
+    defender = 1 if p.white_to_move else 0
+    return ((KNIGHT_ATTACKS[square] & p.knights) | (KING_ATTACKS[square] & p.kings)
+            | (PAWN_ATTACKS[defender, square] & p.pawns)
+            | (bishop_attacks(square, occupied) & (p.bishops | p.queens))
+            | (rook_attacks(square, occupied) & (p.rooks | p.queens))) & attackers != U0
 
 
 @njit(cache=True, nogil=True)

@@ -64,10 +64,12 @@ def _toggle(kind, squares, pawns, knights, bishops, rooks, queens, kings):
 
 
 @njit(cache=True, nogil=True)
-def play(code, pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move):
+def play(code, position):
     """The bitboards, White's men and castling rights after the move ``code`` (engine/board/movecode.py:
-    victim 0 for a quiet move, promotion 0 for none); castling is the king's two-square step, or
-    in Chess960 the king taking its own rook."""
+    victim 0 for a quiet move, promotion 0 for none) from ``position``; castling is the king's
+    two-square step, or in Chess960 the king taking its own rook."""
+    (pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, _, _, _,
+     _) = position
     origin = movecode.origin(code)
     target = movecode.target(code)
     victim_type = movecode.victim(code)
@@ -121,17 +123,20 @@ def child(code, position):
     capture there is legal) and the halfmove clock."""
     (pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move, key, _,
      ep_square, halfmove) = position
-    p, n, b, r, q, k, child_white, child_castling = play(
-        code, pawns, knights, bishops, rooks, queens, kings, white, castling, white_to_move)
+    p, n, b, r, q, k, child_white, child_castling = play(code, position)
     origin = movecode.origin(code)
     target = movecode.target(code)
     child_key = key_after_move(key, ep_square & 7 if ep_square >= 0 else -1,
                                 (pawns, knights, bishops, rooks, queens, kings), white, castling,
                                 (p, n, b, r, q, k), child_white, child_castling)
-    in_check = is_in_check(p, n, b, r, q, k, child_white, not white_to_move)
-    child_ep = -1
     mover = movecode.mover(code)
     child_halfmove = 0 if mover == 1 or movecode.victim(code) else halfmove + 1
+    # (The key without an en passant file and the check not yet known: `is_in_check` reads
+    # neither.)
+    moved = Position(p, n, b, r, q, k, child_white, child_castling, not white_to_move, child_key,
+                     False, -1, child_halfmove)
+    in_check = is_in_check(moved)
+    child_ep = -1
     if mover == 1 and (target - origin == 16 or origin - target == 16):
         # A double step: the en passant square counts (in the key too) if the capture is legal.
         square = (origin + target) // 2

@@ -66,15 +66,14 @@ def piece_kind(bit, pawns, knights, bishops, rooks, queens):
 def _safe(origin, target, taken, position):
     """Whether the king of the side to move is not attacked once the man on ``origin`` goes to
     ``target``, taking the man on ``taken`` (the target, or the pawn taken en passant)."""
-    (pawns, knights, bishops, rooks, queens, kings, _, _, white_to_move, _, _, _, _) = position
     occupied = all_men(position)
     ours = own_men(position)
-    king_bb = kings & ours
+    king_bb = position.kings & ours
     king = target if SQUARE_BB[origin] & king_bb else lsb(king_bb)
     after = (occupied & ~SQUARE_BB[origin] & ~taken) | SQUARE_BB[target]
     theirs = occupied & ~ours & ~taken
-    return not attacked_by(king, after, pawns & ~taken, knights & ~taken, bishops & ~taken,
-                           rooks & ~taken, queens & ~taken, kings, theirs, white_to_move)
+    # (The man taken is not among ``theirs``: it attacks nothing.)
+    return not attacked_by(king, after, theirs, position)
 
 
 @njit(cache=True, nogil=True)
@@ -116,8 +115,7 @@ def evasions_into(out, position, quiet):
     while targets:
         target = msb(targets)
         targets ^= SQUARE_BB[target]
-        if not attacked_by(target, occupied, pawns, knights, bishops, rooks, queens, kings, theirs,
-                           white_to_move):
+        if not attacked_by(target, occupied, theirs, position):
             out[n] = (movecode.butterfly_index(king, target) if quiet else movecode.make(
                 king, target, piece_kind(SQUARE_BB[target], pawns, knights, bishops, rooks, queens), 6,
                 0))
@@ -284,8 +282,7 @@ def captures_into(out, position, victims, ep_square, not_attackers):
                 attackers ^= bit
                 if bit & pinned and not LINE[origin, square] & king_bb:
                     continue
-                if bit & kings and attacked_by(square, occupied, pawns, knights, bishops, rooks,
-                                               queens, kings, theirs, white_to_move):
+                if bit & kings and attacked_by(square, occupied, theirs, position):
                     continue
                 if bit & pawns:
                     attacker = 1
@@ -366,8 +363,7 @@ def quiets_into(out, position):
             if bit & kings:
                 # Not in check, so no slider sees through the king's own square: the board as it
                 # stands tells whether the target is attacked.
-                if attacked_by(target, occupied, pawns, knights, bishops, rooks, queens, kings,
-                               theirs, white_to_move):
+                if attacked_by(target, occupied, theirs, position):
                     continue
             elif bit & pinned and not LINE[origin, target] & king_bb:
                 continue
@@ -550,12 +546,10 @@ def castles_into(out, position, chess960):
         while path and safe:
             square = lsb(path)
             path &= path - U1
-            if attacked_by(square, occupied ^ king_bb, pawns, knights, bishops, rooks, queens, kings,
-                           theirs, white_to_move):
+            if attacked_by(square, occupied ^ king_bb, theirs, position):
                 safe = False
         if safe and not attacked_by(king_to, occupied ^ king_bb ^ rook_bb ^ SQUARE_BB[rook_to],
-                                    pawns, knights, bishops, rooks, queens, kings, theirs,
-                                    white_to_move):
+                                    theirs, position):
             out[n] = movecode.butterfly_index(king, rook if chess960 else king_to)
             n += 1
     return n
@@ -608,8 +602,7 @@ def legal_kernel(position, origin, target):
         return False
     # Legal if, the move made, no piece of theirs (but one taken) attacks our king.
     king = target if from_bb & kings else lsb(kings & ours)
-    return not attacked_by(king, (occupied ^ from_bb) | to_bb, pawns, knights, bishops, rooks,
-                           queens, kings, theirs & ~to_bb, white_to_move)
+    return not attacked_by(king, (occupied ^ from_bb) | to_bb, theirs & ~to_bb, position)
 
 
 legal_kernel = compile_kernel(legal_kernel, _LEGAL_SIGNATURE)

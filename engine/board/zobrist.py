@@ -18,7 +18,7 @@ from numba import njit
 from numba.core.types import Tuple, boolean, uint64
 
 from engine.board.bitboards import BACK_RANK, U0, U1, attacked_by, compile_kernel, lsb
-from engine.board.position import POSITION, all_men, from_board
+from engine.board.position import POSITION, all_men, from_board, own_men, their_men
 
 RANDOM = np.array(chess.polyglot.POLYGLOT_RANDOM_ARRAY, dtype=np.uint64)
 _CASTLING = 768  # + 0..3: White kingside, White queenside, Black kingside, Black queenside
@@ -67,13 +67,11 @@ def _castling_key(kings, white, black, castling):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def is_in_check(pawns, knights, bishops, rooks, queens, kings, white, white_to_move):
-    """Whether the side to move is in check."""
-    occupied = pawns | knights | bishops | rooks | queens | kings
-    ours, theirs = (white, occupied & ~white) if white_to_move else (occupied & ~white, white)
-    king = kings & ours
-    return king != U0 and attacked_by(lsb(king), occupied, pawns, knights, bishops, rooks, queens,
-                                      kings, theirs, white_to_move)
+def is_in_check(position):
+    """Whether the side to move of ``position`` is in check (its own ``in_check`` not read)."""
+    king = position.kings & own_men(position)
+    return king != U0 and attacked_by(lsb(king), all_men(position), their_men(position),
+                                      position)
 
 
 @njit(cache=True, nogil=True)
@@ -89,8 +87,7 @@ def key_kernel(position):
         key ^= RANDOM[EN_PASSANT_KEYS + (p.ep_square & 7)]
     if p.white_to_move:
         key ^= RANDOM[_WHITE_TO_MOVE]
-    return key, is_in_check(p.pawns, p.knights, p.bishops, p.rooks, p.queens, p.kings, p.white,
-                            p.white_to_move)
+    return key, is_in_check(p)
 
 
 @njit(cache=True, nogil=True, inline="always")
