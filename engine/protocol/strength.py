@@ -32,7 +32,7 @@ FULL_LEVEL = 20
 # strength as measured.
 ELO_AT_LEVEL: tuple[tuple[int, int], ...] = (
     (0, 287), (3, 650), (5, 926), (8, 1254), (10, 1449), (12, 1752), (15, 1879), (17, 2221),
-    (20, 2601))
+    (20, 2667))
 ELO_MIN = ELO_AT_LEVEL[0][1]
 ELO_MAX = ELO_AT_LEVEL[-1][1]  # full strength
 CANDIDATES = 4  # lines searched (MultiPV) just below full strength; more at low levels
