@@ -1,4 +1,5 @@
-"""The search kernel's shape (engine/search/scout.py): `_search` and `_quiescence` read step by step,
+"""The search kernel's shape: `_search` (engine/search/scout.py) and `quiescence`
+(engine/search/quiescence.py) read step by step,
 each a flat block, and its helpers (every function of engine/ too) take records, not fields."""
 
 from __future__ import annotations
@@ -7,21 +8,20 @@ import ast
 import re
 from pathlib import Path
 
-SCOUT = Path(__file__).resolve().parents[1] / "engine" / "search" / "scout.py"
+SEARCH = Path(__file__).resolve().parents[1] / "engine" / "search"
+SCOUT = SEARCH / "scout.py"
+QUIESCENCE = SEARCH / "quiescence.py"
 
 
-def _functions() -> list[ast.FunctionDef]:
-    tree = ast.parse(SCOUT.read_text(encoding="utf-8"))
-    return [node for node in tree.body if isinstance(node, ast.FunctionDef)]
+def _function(module: Path, name: str) -> ast.FunctionDef:
+    tree = ast.parse(module.read_text(encoding="utf-8"))
+    return next(node for node in tree.body
+                if isinstance(node, ast.FunctionDef) and node.name == name)
 
 
-def _function(name: str) -> ast.FunctionDef:
-    return next(node for node in _functions() if node.name == name)
-
-
-def _steps(function: ast.FunctionDef) -> list[str]:
+def _steps(module: Path, function: ast.FunctionDef) -> list[str]:
     """The step numbers named by the comments inside ``function`` (`# Step 5.`, `# Step Q4a.`)."""
-    lines = SCOUT.read_text(encoding="utf-8").splitlines()[function.lineno - 1:function.end_lineno]
+    lines = module.read_text(encoding="utf-8").splitlines()[function.lineno - 1:function.end_lineno]
     return [match.group(1) for line in lines
             for match in [re.search(r"# Steps? (Q?\d+)", line)] if match]
 
@@ -57,13 +57,13 @@ def test_nesting_measure_counts_blocks_inside_blocks():
 
 def test_search_and_quiescence_nest_no_deeper_than_four_levels():
     # The function's body is level 0, a block inside a block of level 0 is level 1, and so on.
-    assert _deepest(_function("_search").body, 0) <= 4
-    assert _deepest(_function("_quiescence").body, 0) <= 4
+    assert _deepest(_function(SCOUT, "_search").body, 0) <= 4
+    assert _deepest(_function(QUIESCENCE, "quiescence").body, 0) <= 4
 
 
-def test_quiescence_is_its_own_function_and_holds_every_quiescence_step():
-    tree_steps = _steps(_function("_search"))
-    quiescence_steps = _steps(_function("_quiescence"))
+def test_quiescence_is_its_own_module_and_holds_every_quiescence_step():
+    tree_steps = _steps(SCOUT, _function(SCOUT, "_search"))
+    quiescence_steps = _steps(QUIESCENCE, _function(QUIESCENCE, "quiescence"))
     assert not [step for step in tree_steps if step.startswith("Q")]
     assert [int(step) for step in tree_steps if step.isdigit()][:2] == [1, 2]
     assert {f"Q{i}" for i in range(1, 7)} <= set(quiescence_steps)
@@ -73,7 +73,7 @@ def test_quiescence_is_its_own_function_and_holds_every_quiescence_step():
 def test_no_function_of_the_engine_takes_more_than_eight_arguments():
     # The kernels (the board, the evaluation, the network, the node, the move walk, the tables)
     # take records whole, never their fields one by one; the Python around them as well.
-    engine = SCOUT.parents[1]
+    engine = SEARCH.parent
     modules = sorted(engine.rglob("*.py"))
     assert engine / "board" / "bitboards.py" in modules
     for module in modules:

@@ -27,6 +27,8 @@ from engine.evaluation.endgame import with_endgame_knowledge
 from engine.evaluation.evaluate import evaluate
 from engine.board.makemove import push
 from engine.search.history import OrderingTables
+from engine.search.kernel_inputs import (MOVE_ROWS, NEED_PROBE, NO_BUDGET, NODE_MOVES, OUT_OF_NODES,
+                                         Control, Line, Tables)
 from engine.search.movepick import code_move, ordered_moves
 from engine.evaluation.network import NetworkEvaluation
 from engine.search.params import MAX_DEPTH
@@ -217,7 +219,7 @@ class Search:
         self.kernel_pv = np.zeros((MAX_PLY + 2, MAX_PLY + 2), dtype=np.int64)
         # The static score of the line's node at each ply (the root's is not known: -INFINITY).
         self.kernel_evals = np.full(MAX_PLY + 2, -INFINITY, dtype=np.int64)
-        self.kernel_moves = np.empty((scout.MOVE_ROWS, scout.NODE_MOVES), dtype=np.int64)
+        self.kernel_moves = np.empty((MOVE_ROWS, NODE_MOVES), dtype=np.int64)
         self.kernel_counts = np.zeros(kernel_report.COUNTS, dtype=np.int64)
         self.kernel_params = self.parameters.copy()
         # (A copy: engine/teaching/techniques.py may zero it for one search.)
@@ -243,7 +245,7 @@ class Search:
                                             dtype=nn.ACCUMULATOR)
         # The kernel's tables, the same arrays for the whole search (changed in place only).
         history_black, history_white = self.tables.history
-        self.kernel_tables = scout.Tables(
+        self.kernel_tables = Tables(
             params=self.kernel_params, reductions=self.reductions, history_black=history_black,
             history_white=history_white, killers=self.tables.killers, table=self.tt.table,
             entries=self.tt.entries, generation=self.tt.generation, weights=classical.WEIGHTS,
@@ -388,18 +390,18 @@ class Search:
             nn.refresh(self.kernel_accumulators[ply],
                        from_board(board, self.keys[-1], self.checks[-1]), w1, b1)
         counts = self.kernel_counts
-        line = scout.Line(ply=ply, qply=qply, last_target=last_target, path=path, last=last,
+        line = Line(ply=ply, qply=qply, last_target=last_target, path=path, last=last,
                           can_null=True, excluded=0)
         asked = 0
         while True:
             counts[:kernel_report.COUNTS] = 0  # (a trace after them, engine/teaching/trace.py, is kept)
-            budget = (scout.NO_BUDGET if self.node_limit is None
+            budget = (NO_BUDGET if self.node_limit is None
                       else self.node_limit - self.total_nodes())
             position = (board.pawns, board.knights, board.bishops, board.rooks, board.queens,
                         board.kings, board.occupied_co[chess.WHITE], board.castling_rights,
                         board.turn, self.keys[-1], self.checks[-1], ep_square,
                         board.halfmove_clock)
-            control = scout.Control(counts=counts, budget=budget, stop=self.stop_event.word,
+            control = Control(counts=counts, budget=budget, stop=self.stop_event.word,
                                     stop_at=self.stop_event.at, root_depth=self.root_depth,
                                     probe_keys=self.probe_keys, probe_results=self.probe_results,
                                     request=self.probe_request)
@@ -411,9 +413,9 @@ class Search:
             self.tbhits += tbhits
             if seldepth > self.seldepth:
                 self.seldepth = seldepth
-            if score == scout.OUT_OF_NODES:
+            if score == OUT_OF_NODES:
                 raise SearchAborted
-            if score != scout.NEED_PROBE:
+            if score != NEED_PROBE:
                 break
             self._probe_for_kernel()
             asked += 1
