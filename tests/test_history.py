@@ -6,21 +6,27 @@ import chess
 import numpy as np
 
 from engine.board import movecode
-from engine.search.history import (HISTORY_MAX, NO_MOVE, PIECE_TO, OrderingTables, board_piece_to,
-                                   by_score_into, piece_to, quiet_score, record_cutoff)
+from engine.search.history import (HISTORY_MAX, NO_MOVE, OrderingTables, board_piece_to,
+                                   butterfly_at, by_score_into, continuation_row, piece_to,
+                                   quiet_score, record_cutoff)
 
 KNIGHT_F3 = movecode.make(chess.G1, chess.F3, 0, chess.KNIGHT, 0)
 PAWN_E4 = movecode.make(chess.E2, chess.E4, 0, chess.PAWN, 0)
 STRONG = 2048  # HISTORY_BONUS on: every table, strong engines' bonus up to this
 
 
-def _histories(back_1: int = NO_MOVE, back_2: int = NO_MOVE, back_4: int = NO_MOVE):
-    return (np.zeros(4096, dtype=np.int64), np.zeros((PIECE_TO, PIECE_TO), dtype=np.int16),
-            back_1, back_2, back_4)
+def _histories(*backs: int, white: bool = True):
+    """A node's ``histories`` over fresh tables, the moves one, two and four plies back given by
+    their piece_to (NO_MOVE: none), with the tables' views."""
+    tables = OrderingTables(4)
+    back_1, back_2, back_4 = (list(backs) + [NO_MOVE] * 3)[:3]
+    histories = (tables.table, butterfly_at(white), continuation_row(back_1),
+                 continuation_row(back_2), continuation_row(back_4))
+    return histories, tables.history[white], tables.continuation
 
 
 def test_a_quiet_score_sums_the_butterfly_and_the_continuation_entries():
-    butterfly, continuation, *_ = histories = _histories(5, 700, 9)
+    histories, butterfly, continuation = _histories(5, 700, 9)
     column = piece_to(KNIGHT_F3, True)
     butterfly[movecode.butterfly(KNIGHT_F3)] = 1000
     continuation[5, column] = 200
@@ -28,12 +34,11 @@ def test_a_quiet_score_sums_the_butterfly_and_the_continuation_entries():
     continuation[9, column] = 4
     assert quiet_score(histories, KNIGHT_F3, True) == 1234
     # Without the moves before, the butterfly entry alone.
-    assert quiet_score((butterfly, continuation, NO_MOVE, NO_MOVE, NO_MOVE), KNIGHT_F3,
-                       True) == 1000
+    assert quiet_score(histories[:2] + (NO_MOVE, NO_MOVE, NO_MOVE), KNIGHT_F3, True) == 1000
 
 
 def test_a_cut_off_rewards_the_move_and_punishes_those_tried_before_it_in_every_table():
-    butterfly, continuation, *_ = histories = _histories(5, 700, 9)
+    histories, butterfly, continuation = _histories(5, 700, 9)
     killers = np.full(2, -1, dtype=np.int64)
     record_cutoff(KNIGHT_F3, True, 6, histories, np.array([PAWN_E4]), killers, STRONG)
     bonus = min(16 * 36 + 128 * 5, STRONG)
@@ -46,14 +51,14 @@ def test_a_cut_off_rewards_the_move_and_punishes_those_tried_before_it_in_every_
 
 
 def test_the_bonus_is_capped_at_the_scale():
-    butterfly, *_ = histories = _histories()
+    histories, butterfly, _ = _histories()
     record_cutoff(KNIGHT_F3, True, 30, histories, np.empty(0, dtype=np.int64),
                   np.full(2, -1, dtype=np.int64), STRONG)
     assert butterfly[movecode.butterfly(KNIGHT_F3)] == STRONG
 
 
 def test_without_the_scale_the_butterfly_table_alone_keeps_the_small_bonus():
-    butterfly, continuation, *_ = histories = _histories(5, 700, 9)
+    histories, butterfly, continuation = _histories(5, 700, 9)
     record_cutoff(KNIGHT_F3, True, 6, histories, np.array([PAWN_E4]),
                   np.full(2, -1, dtype=np.int64), 0)
     assert butterfly[movecode.butterfly(KNIGHT_F3)] == 36
@@ -62,11 +67,10 @@ def test_without_the_scale_the_butterfly_table_alone_keeps_the_small_bonus():
 
 
 def test_gravity_keeps_every_entry_within_the_limit():
-    histories = _histories(5, 700)
+    histories, butterfly, continuation = _histories(5, 700, white=False)
     killers = np.full(2, -1, dtype=np.int64)
     for _ in range(200):
         record_cutoff(KNIGHT_F3, False, 20, histories, np.array([PAWN_E4]), killers, STRONG)
-    butterfly, continuation, *_ = histories
     assert HISTORY_MAX // 2 < butterfly[movecode.butterfly(KNIGHT_F3)] <= HISTORY_MAX
     assert -HISTORY_MAX <= continuation[700, piece_to(PAWN_E4, False)] < -HISTORY_MAX // 2
 
@@ -89,8 +93,19 @@ def test_the_root_knows_the_men_of_the_moves_before_it():
     assert board_piece_to(chess.Board(), 1) == NO_MOVE
 
 
-def test_ageing_halves_the_continuation_history():
+def test_ageing_halves_every_history_table():
     tables = OrderingTables(4)
     tables.continuation[3, 4] = 100
+    tables.history[chess.WHITE][7] = -60
     tables.age()
     assert tables.continuation[3, 4] == 50
+    assert tables.history[chess.WHITE][7] == -30
+
+
+def test_the_tables_of_each_side_and_the_continuation_table_do_not_overlap():
+    tables = OrderingTables(4)
+    tables.history[chess.WHITE][:] = 1
+    tables.history[chess.BLACK][:] = 2
+    tables.continuation[:] = 3
+    assert sorted(np.unique(tables.table, return_counts=True)[1].tolist()) == [
+        4096, 4096, 768 * 768]

@@ -11,9 +11,12 @@ are move codes as in the transposition table (-1 for none), by ply; the butterfl
 indexed by a move's squares (engine/board/movecode.py), one table for each side; the continuation
 history by the man and square of an earlier move of the line (its `piece_to`) and of the move
 scored, one table read one, two and four plies back (Stockfish's and Ethereal's, switched on by
-CONTINUATION in engine/search/params.py). A node reads them as one record, its ``histories``: its
-side's butterfly table, the continuation table, and the piece_to of the moves one, two and four
-plies back (NO_MOVE for none, a null move, or with the continuation history off).
+CONTINUATION in engine/search/params.py). The three tables are one int16 array (gravity keeps
+every entry within +-HISTORY_MAX), so that the kernel's calls pass one array for them: Black's
+butterfly table, White's, then the continuation table by rows. A node reads them as one record,
+its ``histories``: that array, where its side's butterfly table starts, and where the
+continuation rows of the moves one, two and four plies back start (NO_MOVE for none, a null
+move, or with the continuation history off).
 """
 
 from __future__ import annotations
@@ -27,7 +30,10 @@ from engine.search.tt_kernels import encode_move
 
 HISTORY_MAX = 1 << 14
 PIECE_TO = 2 * 6 * 64  # a man (colour and type) and a square: a continuation table's row or column
-NO_MOVE = -1  # the piece_to of no move (before the root, a null move)
+NO_MOVE = -1  # the piece_to of no move (before the root, a null move), and its row
+BUTTERFLY = 4096  # a butterfly table's entries
+CONTINUATION_AT = 2 * BUTTERFLY  # where the continuation table starts in the history array
+HISTORY_SIZE = CONTINUATION_AT + PIECE_TO * PIECE_TO
 # Correction history: per side to move, a table of CORRECTION_SLOTS entries for the pawns and one
 # for each side's other men (CORRECTION_ROWS rows: side to move x those three), each entry within
 # +-CORRECTION_LIMIT; an entry of CORRECTION_LIMIT moves the score by CORRECTION_LIMIT /
@@ -40,7 +46,8 @@ CORRECTION_GRAIN = 16
 
 
 class OrderingTables:
-    """Killer moves per ply and a butterfly history table per colour, shared by one search."""
+    """Killer moves per ply, the history tables and the correction history, shared by one
+    search."""
 
     def __init__(self, max_ply: int = 128) -> None:
         self.max_ply = max_ply
@@ -48,15 +55,16 @@ class OrderingTables:
 
     def clear(self) -> None:
         self.killers = np.full((self.max_ply + 2, 2), -1, dtype=np.int64)
-        self.history = [np.zeros(4096, dtype=np.int64) for _ in chess.COLORS]
+        # The history array and views of its tables: by colour (False: Black), the continuation
+        # table by rows.
+        self.table = np.zeros(HISTORY_SIZE, dtype=np.int16)
+        self.history = [self.table[:BUTTERFLY], self.table[BUTTERFLY:CONTINUATION_AT]]
+        self.continuation = self.table[CONTINUATION_AT:].reshape(PIECE_TO, PIECE_TO)
         self.correction = np.zeros((CORRECTION_ROWS, CORRECTION_SLOTS), dtype=np.int64)
-        self.continuation = np.zeros((PIECE_TO, PIECE_TO), dtype=np.int16)
 
     def age(self) -> None:
         """Halves history between searches so that old successes fade but still count."""
-        for table in self.history:
-            table >>= 1
-        self.continuation >>= 1
+        self.table >>= 1
         self.killers.fill(-1)
 
     def record_killer(self, move: chess.Move, ply: int) -> None:
@@ -84,6 +92,19 @@ def board_piece_to(board: chess.Board, back: int) -> int:
 
 
 @njit(cache=True, nogil=True, inline="always")
+def butterfly_at(white_to_move):
+    """Where the butterfly table of a side starts in the history array."""
+    return BUTTERFLY if white_to_move else 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def continuation_row(piece_to_index):
+    """Where the continuation row after a move (its piece_to) starts in the history array; NO_MOVE
+    for no move."""
+    return CONTINUATION_AT + piece_to_index * PIECE_TO if piece_to_index >= 0 else NO_MOVE
+
+
+@njit(cache=True, nogil=True, inline="always")
 def piece_to(code, white_to_move):
     """The continuation history's index of the move ``code`` of the side to move: its man's colour
     and type, and its target square."""
@@ -94,16 +115,16 @@ def piece_to(code, white_to_move):
 def quiet_score(histories, code, white_to_move):
     """The history score of the quiet move ``code``: its butterfly history, plus its continuation
     history after the moves one, two and four plies back."""
-    butterfly, continuation, back_1, back_2, back_4 = histories
-    score = butterfly[movecode.butterfly(code)]
+    table, butterfly, back_1, back_2, back_4 = histories
+    score = np.int64(table[butterfly + movecode.butterfly(code)])
     if back_1 >= 0 or back_2 >= 0 or back_4 >= 0:
         column = piece_to(code, white_to_move)
         if back_1 >= 0:
-            score += continuation[back_1, column]
+            score += table[back_1 + column]
         if back_2 >= 0:
-            score += continuation[back_2, column]
+            score += table[back_2 + column]
         if back_4 >= 0:
-            score += continuation[back_4, column]
+            score += table[back_4 + column]
     return score
 
 
@@ -125,29 +146,27 @@ def by_score_into(out, codes, scores):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _gravity(table, row, column, bonus):
+def _gravity(table, index, bonus):
     """``bonus`` (a malus if negative) added to a history entry, less the share of it that the
     entry already holds: values stay within +-HISTORY_MAX without periodic rescaling."""
-    value = table[row, column]
-    table[row, column] = value + bonus - value * abs(bonus) // HISTORY_MAX
+    value = np.int64(table[index])
+    table[index] = value + bonus - value * abs(bonus) // HISTORY_MAX
 
 
 @njit(cache=True, nogil=True)
 def _reward(histories, code, white_to_move, bonus, continuation_on):
     """The quiet move ``code``'s entries moved by ``bonus`` (a malus if negative): its butterfly
     entry and, with ``continuation_on``, its continuation entries after the moves of the line."""
-    butterfly, continuation, back_1, back_2, back_4 = histories
-    index = movecode.butterfly(code)
-    value = butterfly[index]
-    butterfly[index] = value + bonus - value * abs(bonus) // HISTORY_MAX
+    table, butterfly, back_1, back_2, back_4 = histories
+    _gravity(table, butterfly + movecode.butterfly(code), bonus)
     if continuation_on:
         column = piece_to(code, white_to_move)
         if back_1 >= 0:
-            _gravity(continuation, back_1, column, bonus)
+            _gravity(table, back_1 + column, bonus)
         if back_2 >= 0:
-            _gravity(continuation, back_2, column, bonus)
+            _gravity(table, back_2 + column, bonus)
         if back_4 >= 0:
-            _gravity(continuation, back_4, column, bonus)
+            _gravity(table, back_4 + column, bonus)
 
 
 @njit(cache=True, nogil=True)

@@ -39,7 +39,8 @@ from engine.board.movegen import (MAX_CAPTURES, MAX_PROMOTIONS, MAX_QUIETS, piec
                                   legal_kernel, captures_into, castles_into, castling_kernel,
                                   evasions_into, promotions_into, quiets_into)
 from engine.board.see import see_kernel
-from engine.search.history import NO_MOVE, OrderingTables, by_score_into, quiet_score
+from engine.search.history import (NO_MOVE, OrderingTables, butterfly_at, by_score_into,
+                                   quiet_score)
 from engine.search.tt_kernels import MOVES, encode_move
 
 # Room for a stage of the walk: the first moves (the hash move, promotions, captures) or the quiet
@@ -85,7 +86,7 @@ def ordered_stages(board: chess.Board, hash_move: chess.Move | None, tables: Ord
                                       encode_move(hash_move))
     done = np.full(2, -1, dtype=np.int64)
     # (The root's quiet moves by their butterfly history alone.)
-    histories = (tables.history[us], tables.continuation, NO_MOVE, NO_MOVE, NO_MOVE)
+    histories = (tables.table, butterfly_at(us), NO_MOVE, NO_MOVE, NO_MOVE)
     for stage in range(4):
         if stage:
             moves, done = next_stage((walk, losing), stage - 1, done, skip, position,
@@ -268,6 +269,6 @@ def next_move(state, lists, skip, position, chess960, killers, histories):
 # Compiled at import, for `ordered_moves`, with the types the scout kernel calls them with.
 _LIST = int64[::1]
 first_moves = compile_kernel(first_moves, (_LIST, _LIST, POSITION, boolean, int64))
-HISTORIES = Tuple((_LIST, int16[:, ::1], int64, int64, int64))  # engine/search/history.py's record
+HISTORIES = Tuple((int16[::1], int64, int64, int64, int64))  # engine/search/history.py's record
 next_stage = compile_kernel(next_stage, (Tuple((_LIST, _LIST)), int64, _LIST, int64, POSITION,
                                          boolean, _LIST, HISTORIES))

@@ -248,14 +248,13 @@ class Search:
         self.kernel_accumulators = np.zeros((MAX_PLY + 1, 2, self.kernel_network[1].shape[0]),
                                             dtype=nn.ACCUMULATOR)
         # The kernel's tables, the same arrays for the whole search (changed in place only).
-        history_black, history_white = self.tables.history
         self.kernel_tables = Tables(
-            params=self.kernel_params, reductions=self.reductions, history_black=history_black,
-            history_white=history_white, killers=self.tables.killers, table=self.tt.table,
+            params=self.kernel_params, reductions=self.reductions, history=self.tables.table,
+            killers=self.tables.killers, table=self.tt.table,
             entries=self.tt.entries, generation=self.tt.generation, weights=classical.WEIGHTS,
             network=self.kernel_network, acc=self.kernel_accumulators, pv=self.kernel_pv,
             moves=self.kernel_moves, correction=self.tables.correction,
-            continuation=self.tables.continuation, stack=self.kernel_stack)
+            stack=self.kernel_stack)
         if isinstance(self.stop_event, StopSignal):
             # The word as the flag and the deadline have it (a past search may have raised it).
             stop = self.stop_event
