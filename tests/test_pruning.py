@@ -9,6 +9,7 @@ from engine.search import params
 from engine.evaluation.evaluate import evaluate
 from engine.search.params import default
 from engine.evaluation.score import MATE_BOUND
+from engine.search.history import HISTORY_MAX
 from engine.search.root import Search
 from engine.search.timeman import Limits
 from engine.search.tt import UPPER, TranspositionTable, score_from_tt
@@ -22,6 +23,7 @@ REVERSE_FUTILITY_MARGIN = default("REVERSE_FUTILITY")
 # White to move. The rook on b1 guards the bishop on e1: each of the six rook moves off the first
 # rank (Rxb7, the only capture, included) allows ...Rxe1#; every other move is fine. No quiet
 # White move gives check, so none is exempt from pruning.
+KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 BACK_RANK = "4r1k1/1p3ppp/8/8/8/8/5PPP/1R2B1K1 w - - 0 1"
 QUIET_ROOK_MOVES_OFF_THE_RANK = ["b1b2", "b1b3", "b1b4", "b1b5", "b1b6"]
 
@@ -112,3 +114,20 @@ def test_null_move_is_not_tried_where_the_table_has_the_node_below_beta() -> Non
     depth = NULL_MOVE_DEPTH + 2
     assert null_moves_tried(ROOK_UP, depth, table_upper_bound=50)  # an upper bound above beta
     assert not null_moves_tried(ROOK_UP, depth, table_upper_bound=-50)
+
+
+def test_history_pruning_skips_the_quiet_moves_of_a_bad_history_near_the_horizon() -> None:
+    # Every quiet move's history at its floor: with the rule on, a node near the horizon searches
+    # none of them after its first move, and the tree is smaller; with it off, as large as ever.
+    board = chess.Board(KIWIPETE)
+
+    def nodes(pruning: int) -> int:
+        search = prepared_search(board)
+        search.kernel_params[params.HISTORY_PRUNING] = pruning
+        search.kernel_params[params.HISTORY_PRUNING_DEPTH] = 3
+        for table in search.tables.history:
+            table[:] = -HISTORY_MAX
+        search.scout(5, 0, 1, 0)
+        return search.nodes
+
+    assert nodes(params.NEVER) > nodes(HISTORY_MAX // 4) > 0

@@ -160,6 +160,7 @@ def switch_to_plain_tree(search: Search) -> None:
     search.reductions[:] = 0
     search.kernel_params[SLOTS["CORRECTION_PAWN"]] = 0
     search.kernel_params[SLOTS["CORRECTION_OTHER"]] = 0
+    search.kernel_params[SLOTS["HISTORY_LMR"]] = params.NEVER
 
 
 def kernel_without_pruning(board: chess.Board, depth: int, alpha: int,
@@ -232,6 +233,24 @@ def test_kernel_without_pruning_is_plain_negamax_with_an_eight_head_network_eval
     for board in (positions_along_random_games(12, seed=33) + chess960_positions(2, seed=33)
                   + [chess.Board(fen) for fen in ENDINGS]):
         assert agrees_with_negamax(board, 2, evaluation), board.fen()
+
+
+def test_the_history_tables_order_the_moves_without_changing_plain_negamax_values() -> None:
+    # The continuation history and the larger bonus change the order of the quiet moves only:
+    # with every pruning rule and reduction off the values stay negamax's.
+    learnt = 0
+    for board in positions_along_random_games(12, seed=41):
+        value = Negamax(Search(TranspositionTable(1)), board).value(3)
+        for alpha in (value - 1, value):
+            search = Search(TranspositionTable(4))
+            search.prepare(board, Limits())
+            search.root_depth = 0
+            switch_to_plain_tree(search)
+            search.kernel_params[SLOTS["CONTINUATION"]] = 1
+            search.kernel_params[SLOTS["HISTORY_BONUS"]] = 2048
+            assert search.scout(3, alpha, alpha + 1, 0) == value, board.fen()
+            learnt += search.tables.continuation.any()
+    assert learnt > 6  # the continuation history was written, and read by later nodes
 
 
 def test_the_oracle_sees_pruning_switched_on() -> None:

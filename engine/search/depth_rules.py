@@ -14,7 +14,7 @@ from numba import boolean, int64, njit
 
 from engine.search import params as P
 from engine.board.bitboards import compile_kernel
-from engine.search.params import MAX_DEPTH
+from engine.search.params import MAX_DEPTH, NEVER
 
 
 def late_move_reductions(params: np.ndarray) -> np.ndarray:
@@ -52,12 +52,14 @@ def null_move_reduction(params, depth, static_eval, beta):
 
 
 @njit(cache=True, nogil=True)
-def _late_move_reduction(params, reductions, depth, moves_searched, reducible, is_pv, improving):
+def _late_move_reduction(params, reductions, depth, moves_searched, reducible, is_pv, improving,
+                         score):
     """How much shallower a move is searched at first: from LMR_DEPTH plies of depth on, a quiet
     move that is not a check (nor out of check: ``reducible``) after LMR_MOVES moves, by the
     table (one ply less in PV nodes, IMPROVING_REDUCTION less where the static score is
-    improving, NOT_IMPROVING_REDUCTION more for a move reduced at all where it is not), leaving
-    at least one ply; 0 for every other move."""
+    improving, NOT_IMPROVING_REDUCTION more for a move reduced at all where it is not, a ply less
+    per HISTORY_LMR of its history ``score`` and more for a bad one, two at most), leaving at
+    least one ply; 0 for every other move."""
     if depth < params[P.LMR_DEPTH] or moves_searched < params[P.LMR_MOVES] or not reducible:
         return 0
     reduction = reductions[depth, min(moves_searched, 63)] - is_pv
@@ -65,6 +67,11 @@ def _late_move_reduction(params, reductions, depth, moves_searched, reducible, i
         reduction -= params[P.IMPROVING_REDUCTION]
     elif reduction > 0:
         reduction += params[P.NOT_IMPROVING_REDUCTION]
+    if params[P.HISTORY_LMR] != NEVER:
+        # (Towards zero, so that a good score and a bad one shift the reduction alike.)
+        step = params[P.HISTORY_LMR]
+        shift = score // step if score >= 0 else -(-score // step)
+        reduction -= max(-2, min(2, shift))
     return max(0, min(reduction, depth - 2))
 
 
@@ -81,4 +88,5 @@ extends_check = compile_kernel(_extends_check, boolean(boolean, int64, int64))
 internal_iterative_reduction = compile_kernel(_internal_iterative_reduction,
                                               int64(int64, boolean, int64))
 late_move_reduction = compile_kernel(_late_move_reduction, int64(int64[::1], int64[:, ::1], int64,
-                                                                 int64, boolean, boolean, boolean))
+                                                                 int64, boolean, boolean, boolean,
+                                                                 int64))

@@ -1,13 +1,22 @@
-"""The search's memory of which quiet moves cut off: the killer moves of each ply and a butterfly
-history table per colour, with their bonus and malus and the reads the move order makes of them;
-and of how far its searches found the static score off (correction history), by pawn structure and
-by each side's other men, which corrects the static score at every later use.
+"""The search's memory of which quiet moves cut off: the killer moves of each ply, a butterfly
+history table per colour and a continuation history, with their bonus and malus and the one score
+of a quiet move that the move order, the reductions and pruning read of them; and of how far its
+searches found the static score off (correction history), by pawn structure and by each side's
+other men, which corrects the static score at every later use.
 
 The tables are numpy arrays that one search shares between the Python root and the scout kernel
 (engine/search/scout.py): the kernel records its own cut-offs here (`record_cutoff`) and the move
-walk (engine/search/movepick.py) lists the quiet moves by their score (`by_history_into`). Killers
-are move codes as in the transposition table (-1 for none), by ply; the history is indexed by
-butterfly index (engine/board/movecode.py), one table for each side.
+walk (engine/search/movepick.py) lists the quiet moves by their score (`quiet_score`). Killers
+are move codes as in the transposition table (-1 for none), by ply; the butterfly history is
+indexed by a move's squares (engine/board/movecode.py), one table for each side; the continuation
+history by the man and square of an earlier move of the line (its `piece_to`) and of the move
+scored, one table read one, two and four plies back (Stockfish's and Ethereal's, switched on by
+CONTINUATION in engine/search/params.py). The three tables are one int16 array (gravity keeps
+every entry within +-HISTORY_MAX), so that the kernel's calls pass one array for them: Black's
+butterfly table, White's, then the continuation table by rows. A node reads them as one record,
+its ``histories``: that array, where its side's butterfly table starts, and where the
+continuation rows of the moves one, two and four plies back start (NO_MOVE for none, a null
+move, or with the continuation history off).
 """
 
 from __future__ import annotations
@@ -20,6 +29,11 @@ from engine.board import movecode
 from engine.search.tt_kernels import encode_move
 
 HISTORY_MAX = 1 << 14
+PIECE_TO = 2 * 6 * 64  # a man (colour and type) and a square: a continuation table's row or column
+NO_MOVE = -1  # the piece_to of no move (before the root, a null move), and its row
+BUTTERFLY = 4096  # a butterfly table's entries
+CONTINUATION_AT = 2 * BUTTERFLY  # where the continuation table starts in the history array
+HISTORY_SIZE = CONTINUATION_AT + PIECE_TO * PIECE_TO
 # Correction history: per side to move, a table of CORRECTION_SLOTS entries for the pawns and one
 # for each side's other men (CORRECTION_ROWS rows: side to move x those three), each entry within
 # +-CORRECTION_LIMIT; an entry of CORRECTION_LIMIT moves the score by CORRECTION_LIMIT /
@@ -32,7 +46,8 @@ CORRECTION_GRAIN = 16
 
 
 class OrderingTables:
-    """Killer moves per ply and a butterfly history table per colour, shared by one search."""
+    """Killer moves per ply, the history tables and the correction history, shared by one
+    search."""
 
     def __init__(self, max_ply: int = 128) -> None:
         self.max_ply = max_ply
@@ -40,13 +55,16 @@ class OrderingTables:
 
     def clear(self) -> None:
         self.killers = np.full((self.max_ply + 2, 2), -1, dtype=np.int64)
-        self.history = [np.zeros(4096, dtype=np.int64) for _ in chess.COLORS]
+        # The history array and views of its tables: by colour (False: Black), the continuation
+        # table by rows.
+        self.table = np.zeros(HISTORY_SIZE, dtype=np.int16)
+        self.history = [self.table[:BUTTERFLY], self.table[BUTTERFLY:CONTINUATION_AT]]
+        self.continuation = self.table[CONTINUATION_AT:].reshape(PIECE_TO, PIECE_TO)
         self.correction = np.zeros((CORRECTION_ROWS, CORRECTION_SLOTS), dtype=np.int64)
 
     def age(self) -> None:
         """Halves history between searches so that old successes fade but still count."""
-        for table in self.history:
-            table >>= 1
+        self.table >>= 1
         self.killers.fill(-1)
 
     def record_killer(self, move: chess.Move, ply: int) -> None:
@@ -57,44 +75,118 @@ class OrderingTables:
             killers[0] = code
 
 
+def board_piece_to(board: chess.Board, back: int) -> int:
+    """The piece_to of the move ``back`` plies before ``board`` (1: the last one), from the man
+    that stands on its target square now; NO_MOVE if there is none or that man has moved on."""
+    if len(board.move_stack) < back:
+        return NO_MOVE
+    move = board.move_stack[-back]
+    piece = board.piece_at(move.to_square)
+    mover_white = board.turn == (back % 2 == 0)
+    if piece is None or piece.color != mover_white or any(
+            later.to_square == move.to_square or later.from_square == move.to_square
+            for later in board.move_stack[len(board.move_stack) - back + 1:]):
+        return NO_MOVE
+    kind = chess.PAWN if move.promotion else piece.piece_type
+    return (0 if mover_white else 384) + (kind - 1) * 64 + move.to_square
+
+
+@njit(cache=True, nogil=True, inline="always")
+def butterfly_at(white_to_move):
+    """Where the butterfly table of a side starts in the history array."""
+    return BUTTERFLY if white_to_move else 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def continuation_row(piece_to_index):
+    """Where the continuation row after a move (its piece_to) starts in the history array; NO_MOVE
+    for no move."""
+    return CONTINUATION_AT + piece_to_index * PIECE_TO if piece_to_index >= 0 else NO_MOVE
+
+
+@njit(cache=True, nogil=True, inline="always")
+def piece_to(code, white_to_move):
+    """The continuation history's index of the move ``code`` of the side to move: its man's colour
+    and type, and its target square."""
+    return (0 if white_to_move else 384) + (movecode.mover(code) - 1) * 64 + movecode.target(code)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def quiet_score(histories, code, white_to_move):
+    """The history score of the quiet move ``code``: its butterfly history, plus its continuation
+    history after the moves one, two and four plies back."""
+    table, butterfly, back_1, back_2, back_4 = histories
+    score = np.int64(table[butterfly + movecode.butterfly(code)])
+    if back_1 >= 0 or back_2 >= 0 or back_4 >= 0:
+        column = piece_to(code, white_to_move)
+        if back_1 >= 0:
+            score += table[back_1 + column]
+        if back_2 >= 0:
+            score += table[back_2 + column]
+        if back_4 >= 0:
+            score += table[back_4 + column]
+    return score
+
+
 @njit(cache=True, nogil=True)
-def by_history_into(out, indices, history, skip_a, skip_b, skip_c):
-    """``indices`` (butterfly indices) without the three skipped ones, by falling history score,
-    written into ``out``; moves of equal score keep their order (a stable insertion sort: the
-    lists are short). Returns how many."""
-    n = 0
-    for index in indices:
-        if index == skip_a or index == skip_b or index == skip_c:
-            continue
-        value = history[index]
-        j = n - 1
-        while j >= 0 and history[out[j]] < value:
+def by_score_into(out, codes, scores):
+    """``codes`` by falling ``scores``, written into ``out``; codes of equal score keep their order
+    (a stable insertion sort: the lists are short). Returns how many."""
+    n = codes.shape[0]
+    for k in range(n):
+        value = scores[k]
+        j = k - 1
+        while j >= 0 and scores[out[j]] < value:
             out[j + 1] = out[j]
             j -= 1
-        out[j + 1] = index
-        n += 1
+        out[j + 1] = k
+    for k in range(n):
+        out[k] = codes[out[k]]
     return n
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _gravity(table, index, bonus):
+    """``bonus`` (a malus if negative) added to a history entry, less the share of it that the
+    entry already holds: values stay within +-HISTORY_MAX without periodic rescaling."""
+    value = np.int64(table[index])
+    table[index] = value + bonus - value * abs(bonus) // HISTORY_MAX
+
+
 @njit(cache=True, nogil=True)
-def _reward(history, index, depth, tried):
-    """A quiet move ``index`` cut off at ``depth``: raise its history and lower that of the quiet
-    moves ``tried`` before it. The gravity formula keeps values within +-HISTORY_MAX without
-    periodic rescaling."""
-    bonus = min(depth * depth, 400)
-    history[index] += bonus - history[index] * bonus // HISTORY_MAX
+def _reward(histories, code, white_to_move, bonus, continuation_on):
+    """The quiet move ``code``'s entries moved by ``bonus`` (a malus if negative): its butterfly
+    entry and, with ``continuation_on``, its continuation entries after the moves of the line."""
+    table, butterfly, back_1, back_2, back_4 = histories
+    _gravity(table, butterfly + movecode.butterfly(code), bonus)
+    if continuation_on:
+        column = piece_to(code, white_to_move)
+        if back_1 >= 0:
+            _gravity(table, back_1 + column, bonus)
+        if back_2 >= 0:
+            _gravity(table, back_2 + column, bonus)
+        if back_4 >= 0:
+            _gravity(table, back_4 + column, bonus)
+
+
+@njit(cache=True, nogil=True)
+def record_cutoff(code, white_to_move, depth, histories, tried, killers, scale):
+    """The quiet move ``code`` of the side to move cut off at ``depth``: it becomes the first
+    killer of its ply (the row ``killers``), its history rises and that of the quiet moves
+    ``tried`` before it (their codes) falls. ``scale`` 0: the butterfly table alone, by
+    min(d², 400); else every table by min(16 d² + 128 (d - 1), ``scale``), strong engines' bonus
+    (Ethereal's)."""
+    if scale:
+        bonus = min(16 * depth * depth + 128 * (depth - 1), scale)
+    else:
+        bonus = min(depth * depth, 400)
+    _reward(histories, code, white_to_move, bonus, scale != 0)
     for other in tried:
-        history[other] -= bonus + history[other] * bonus // HISTORY_MAX
-
-
-@njit(cache=True, nogil=True)
-def record_cutoff(move, ply, depth, history, tried, killers):
-    """A quiet ``move`` (a table code) cut off: it becomes the ply's first killer, its history
-    rises and that of the quiet moves ``tried`` before it falls."""
-    _reward(history, movecode.butterfly(move), depth, tried)
-    if killers[ply, 0] != move:
-        killers[ply, 1] = killers[ply, 0]
-        killers[ply, 0] = move
+        _reward(histories, other, white_to_move, -bonus, scale != 0)
+    move = movecode.table_move(code)
+    if killers[0] != move:
+        killers[1] = killers[0]
+        killers[0] = move
 
 
 # Odd multipliers that spread a bitboard's bits over a slot's index (Fibonacci hashing).

@@ -37,22 +37,26 @@ WINDOW_INPUTS = (("depth", int64), ("alpha", int64), ("beta", int64))
 LINE_INPUTS = (("ply", int64), ("qply", int64), ("last_target", int64), ("path", uint64[::1]),
                ("last", int64), ("can_null", boolean), ("excluded", int64))
 # The per-search tables the whole tree reads and writes: the search's parameters
-# (engine/search/params.py's slots) and late-move reductions (by depth and move number), the move ordering's history and
-# killers, the transposition table, the classical evaluation's weights, the network's weights
-# (w1 (768, H), b1 (H), w2 (heads, 2H), b2 (heads): they evaluate where params[P.NETWORK] is set)
-# and its first layers by ply (network.ACCUMULATOR, (MAX_PLY + 1, 2, H): the caller fills
-# ``acc[ply]``, the kernel updates the plies below move by move), the principal variation by ply
-# (``pv[ply]``: its length, then its move codes), the nodes' move lists (MOVE_ROWS x
-# NODE_MOVES: `node_moves`), the correction history (engine/search/history.py) and the static
-# score of the line's node at each ply (-INFINITY for one in check: scout.py's `_improving`).
+# (engine/search/params.py's slots) and late-move reductions (by depth and move number), the
+# move ordering's history (engine/search/history.py's one array) and killers, the transposition table, the classical evaluation's
+# weights, the network's weights (w1 (768, H), b1 (H), w2 (heads, 2H), b2 (heads): they evaluate
+# where params[P.NETWORK] is set) and its first layers by ply (network.ACCUMULATOR,
+# (MAX_PLY + 1, 2, H): the caller fills ``acc[ply]``, the kernel updates the plies below move by
+# move), the principal variation by ply (``pv[ply]``: its length, then its move codes), the
+# nodes' move lists (MOVE_ROWS x NODE_MOVES: `node_moves`), the correction history, and the
+# line's stack: by ply, what its node
+# knows that the nodes below read (STACK_FIELDS: its static score, -INFINITY for one in check:
+# scout.py's `_improving`; the piece_to of the move it searches, NO_MOVE for the null move).
 NETWORK_WEIGHTS = Tuple((int16[:, ::1], int16[::1], int16[:, ::1], int32[::1]))
 TABLES_INPUTS = (("params", int64[::1]), ("reductions", int64[:, ::1]),
-                 ("history_black", int64[::1]), ("history_white", int64[::1]),
+                 ("history", int16[::1]),
                  ("killers", int64[:, ::1]), ("table", uint64[::1]), ("entries", uint64),
                  ("generation", int64), ("weights", int64[:, ::1]), ("network", NETWORK_WEIGHTS),
                  ("acc", from_dtype(nn.ACCUMULATOR)[:, :, ::1]), ("pv", int64[:, ::1]),
                  ("moves", int64[:, ::1]), ("correction", int64[:, ::1]),
-                 ("evals", int64[::1]))
+                 ("stack", int64[:, ::1]))
+STACK_EVAL, STACK_PIECE_TO = range(2)
+STACK_FIELDS = 2
 # What ends a call and what it reports: its counters, its node budget, the stop word and the value
 # at which it stops, the iteration's depth (which bounds the check extension) and the tablebase
 # results it reads and asks for (``counts`` also holds the trace of its tree, if asked:

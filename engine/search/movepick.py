@@ -9,8 +9,9 @@ early never pays for the rest:
    for the same victim, least valuable attacker (MVV-LVA), then under-promotions; captures that
    lose material by static exchange (SEE) wait until stage 5;
 3. the two killer moves of this ply (quiet moves that cut off at a sibling node);
-4. the remaining quiet moves, by history score (how often the move cut off anywhere in the tree),
-   read when the walk reaches them;
+4. the remaining quiet moves, by history score (how often the move cut off anywhere in the tree,
+   and after the moves before it on the line: engine/search/history.py's `quiet_score`), read
+   when the walk reaches them;
 5. the losing captures, in MVV-LVA order.
 
 The walk is written once, as numba functions over python-chess's bitboards (`first_moves`,
@@ -26,7 +27,7 @@ from typing import Iterator
 
 import chess
 import numpy as np
-from numba import boolean, int64, njit
+from numba import boolean, int16, int64, njit
 from numba.types import Tuple
 
 from engine.board import movecode
@@ -38,7 +39,8 @@ from engine.board.movegen import (MAX_CAPTURES, MAX_PROMOTIONS, MAX_QUIETS, piec
                                   legal_kernel, captures_into, castles_into, castling_kernel,
                                   evasions_into, promotions_into, quiets_into)
 from engine.board.see import see_kernel
-from engine.search.history import OrderingTables, by_history_into
+from engine.search.history import (NO_MOVE, OrderingTables, butterfly_at, by_score_into,
+                                   quiet_score)
 from engine.search.tt_kernels import MOVES, encode_move
 
 # Room for a stage of the walk: the first moves (the hash move, promotions, captures) or the quiet
@@ -83,10 +85,12 @@ def ordered_stages(board: chess.Board, hash_move: chess.Move | None, tables: Ord
     moves, losing, skip = first_moves(walk, losing, position, board.chess960,
                                       encode_move(hash_move))
     done = np.full(2, -1, dtype=np.int64)
+    # (The root's quiet moves by their butterfly history alone.)
+    histories = (tables.table, butterfly_at(us), NO_MOVE, NO_MOVE, NO_MOVE)
     for stage in range(4):
         if stage:
             moves, done = next_stage((walk, losing), stage - 1, done, skip, position,
-                                     board.chess960, tables.killers[ply], tables.history[us])
+                                     board.chess960, tables.killers[ply], histories)
         yield moves.copy()  # the next stage is listed in the same array
 
 
@@ -198,10 +202,11 @@ def _killer_moves(out, done, position, chess960, skip, killers):
 
 
 @njit(cache=True, nogil=True)
-def _quiet_moves(out, position, chess960, skip, done, history):
-    """Stage 4 of the walk: the other quiet moves, by their history when the search reaches
+def _quiet_moves(out, position, chess960, skip, done, histories):
+    """Stage 4 of the walk: the other quiet moves, by their history score when the search reaches
     them (it may have changed while the moves before were searched), written into ``out``."""
-    (pawns, knights, bishops, rooks, queens, _, _, castling, _, _, in_check, _, _) = position
+    (pawns, knights, bishops, rooks, queens, _, _, castling, white_to_move, _, in_check, _,
+     _) = position
     quiets = stack_buffer(MAX_QUIETS)
     if in_check:
         n = evasions_into(quiets, position, True)
@@ -215,17 +220,24 @@ def _quiet_moves(out, position, chess960, skip, done, history):
                 quiets[i + n_castles] = quiets[i]
             quiets[piece_moves:piece_moves + n_castles] = castles[:n_castles]
             n += n_castles
-    quiets = quiets[:n]
     skipped = movecode.butterfly(skip) if 0 <= skip < 4096 else -1  # (not a promotion)
-    n = by_history_into(out, quiets, history, skipped, done[0], done[1])
-    for i in range(n):
-        mover = piece_kind(SQUARE_BB[movecode.origin(out[i])], pawns, knights, bishops, rooks, queens)
-        out[i] = movecode.from_butterfly(out[i], mover)
+    codes = stack_buffer(MAX_QUIETS)
+    scores = stack_buffer(MAX_QUIETS)
+    m = 0
+    for index in quiets[:n]:
+        if index == skipped or index == done[0] or index == done[1]:
+            continue
+        mover = piece_kind(SQUARE_BB[movecode.origin(index)], pawns, knights, bishops, rooks,
+                           queens)
+        codes[m] = movecode.from_butterfly(index, mover)
+        scores[m] = quiet_score(histories, codes[m], white_to_move)
+        m += 1
+    n = by_score_into(out, codes[:m], scores[:m])
     return out[:n]
 
 
 @njit(cache=True, nogil=True)
-def next_stage(lists, stage, done, skip, position, chess960, killers, history):
+def next_stage(lists, stage, done, skip, position, chess960, killers, histories):
     """The moves of the walk's stage after ``stage`` (0: the killers, 1: the other quiet moves by
     their history as it is now, 2: the losing captures), listed in the walk's list over the stage
     before (``lists``: the walk's, the losing captures'), and the killers searched (as history
@@ -234,12 +246,12 @@ def next_stage(lists, stage, done, skip, position, chess960, killers, history):
     if stage == 0:
         return _killer_moves(walk, done, position, chess960, skip, killers), done
     if stage == 1:
-        return _quiet_moves(walk, position, chess960, skip, done, history), done
+        return _quiet_moves(walk, position, chess960, skip, done, histories), done
     return losing, done
 
 
 @njit(cache=True, nogil=True, inline="always")
-def next_move(state, lists, skip, position, chess960, killers, history):
+def next_move(state, lists, skip, position, chess960, killers, histories):
     """The walk's next move (-1 when none is left) and its ``state`` after it: the moves of the
     current stage, the index in them, the stage (0: the first moves, 1: the killers, 2: the other
     quiet moves, 3: the losing captures) and the killers searched."""
@@ -247,7 +259,8 @@ def next_move(state, lists, skip, position, chess960, killers, history):
     while i == moves.shape[0]:
         if stage == 3:
             return -1, (moves, i, stage, done)
-        moves, done = next_stage(lists, stage, done, skip, position, chess960, killers, history)
+        moves, done = next_stage(lists, stage, done, skip, position, chess960, killers,
+                                 histories)
         stage += 1
         i = 0
     return moves[i], (moves, i + 1, stage, done)
@@ -256,5 +269,6 @@ def next_move(state, lists, skip, position, chess960, killers, history):
 # Compiled at import, for `ordered_moves`, with the types the scout kernel calls them with.
 _LIST = int64[::1]
 first_moves = compile_kernel(first_moves, (_LIST, _LIST, POSITION, boolean, int64))
+HISTORIES = Tuple((int16[::1], int64, int64, int64, int64))  # engine/search/history.py's record
 next_stage = compile_kernel(next_stage, (Tuple((_LIST, _LIST)), int64, _LIST, int64, POSITION,
-                                         boolean, _LIST, _LIST))
+                                         boolean, _LIST, HISTORIES))

@@ -20,7 +20,9 @@ from engine.evaluation.endgame import with_endgame_knowledge_kernel
 from engine.evaluation.evaluate import evaluate_kernel
 from engine.evaluation.score import TB_WIN_THRESHOLD
 from engine.search import params as P
-from engine.search.history import corrected, correction_slots
+from engine.search.history import (NO_MOVE, butterfly_at, continuation_row, corrected,
+                                   correction_slots)
+from engine.search.kernel_inputs import STACK_PIECE_TO
 from engine.search.kernel_report import (ALL_MOVES, BETA_CUTOFF, EVALUATIONS, NODES, SELDEPTH,
                                          TABLE_CUT, trace_end)
 from engine.search.tt import EXACT, LOWER, UPPER, score_from_tt, score_to_tt
@@ -153,9 +155,17 @@ def bound_of(best_score, beta, raised):
 
 
 @uncounted_inline
-def history_of(position, tables):
-    """The history table of the side to move."""
-    return tables.history_white if position.white_to_move else tables.history_black
+def histories_of(position, tables, ply, continuation_on):
+    """The history tables a node reads and writes (engine/search/history.py's ``histories``): its
+    side's butterfly table, and with ``continuation_on`` the continuation history after the moves
+    of the line one, two and four plies back."""
+    butterfly = butterfly_at(position.white_to_move)
+    stack = tables.stack
+    if not continuation_on or ply == 0:
+        return tables.history, butterfly, NO_MOVE, NO_MOVE, NO_MOVE
+    return (tables.history, butterfly, continuation_row(stack[ply - 1, STACK_PIECE_TO]),
+            continuation_row(stack[ply - 2, STACK_PIECE_TO]) if ply >= 2 else NO_MOVE,
+            continuation_row(stack[ply - 4, STACK_PIECE_TO]) if ply >= 4 else NO_MOVE)
 
 
 @uncounted_inline

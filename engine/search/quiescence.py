@@ -25,7 +25,7 @@ from engine.search.kernel_report import (CUTOFFS, DELTA_PRUNING, HORIZON, NO_MOV
                                          trace_value)
 from engine.search.movepick import first_moves, next_move
 from engine.search.node_steps import (after_move, bound_of, corrected_score, count_node, end_node,
-                                      evaluate_node, history_of, slots_of, static_or_table, store,
+                                      evaluate_node, histories_of, slots_of, static_or_table, store,
                                       table_cut, to_child)
 from engine.search.tt import LOWER
 from engine.search.tt_kernels import prefetch_entry
@@ -163,7 +163,7 @@ def quiescence(position, depth, alpha, beta, line, tables, control):
     while True:
         if p.in_check:
             code, state = next_move(state, (walk, losing), skip, p, chess960,
-                                    tables.killers[ply], history_of(p, tables))
+                                    tables.killers[ply], histories_of(p, tables, ply, False))
             if code < 0:
                 break
         else:

@@ -26,9 +26,10 @@ from engine.search.depth_rules import late_move_reductions
 from engine.evaluation.endgame import with_endgame_knowledge
 from engine.evaluation.evaluate import evaluate
 from engine.board.makemove import push
-from engine.search.history import OrderingTables
+from engine.search.history import NO_MOVE, OrderingTables, board_piece_to
 from engine.search.kernel_inputs import (MOVE_ROWS, NEED_PROBE, NO_BUDGET, NODE_MOVES, OUT_OF_NODES,
-                                         Control, Line, Tables)
+                                         STACK_EVAL, STACK_FIELDS, STACK_PIECE_TO, Control, Line,
+                                         Tables)
 from engine.search.movepick import code_move, ordered_moves
 from engine.evaluation.network import NetworkEvaluation
 from engine.search.params import MAX_DEPTH
@@ -217,8 +218,11 @@ class Search:
         # The principal variation by ply, as the kernel finds it: [ply, 0] its length, then its
         # move codes.
         self.kernel_pv = np.zeros((MAX_PLY + 2, MAX_PLY + 2), dtype=np.int64)
-        # The static score of the line's node at each ply (the root's is not known: -INFINITY).
-        self.kernel_evals = np.full(MAX_PLY + 2, -INFINITY, dtype=np.int64)
+        # The line's stack (kernel_inputs.STACK_FIELDS): the root's static score is not known
+        # (-INFINITY); the moves before the kernel's first node are set by each call.
+        self.kernel_stack = np.empty((MAX_PLY + 2, STACK_FIELDS), dtype=np.int64)
+        self.kernel_stack[:, STACK_EVAL] = -INFINITY
+        self.kernel_stack[:, STACK_PIECE_TO] = NO_MOVE
         self.kernel_moves = np.empty((MOVE_ROWS, NODE_MOVES), dtype=np.int64)
         self.kernel_counts = np.zeros(kernel_report.COUNTS, dtype=np.int64)
         self.kernel_params = self.parameters.copy()
@@ -244,14 +248,13 @@ class Search:
         self.kernel_accumulators = np.zeros((MAX_PLY + 1, 2, self.kernel_network[1].shape[0]),
                                             dtype=nn.ACCUMULATOR)
         # The kernel's tables, the same arrays for the whole search (changed in place only).
-        history_black, history_white = self.tables.history
         self.kernel_tables = Tables(
-            params=self.kernel_params, reductions=self.reductions, history_black=history_black,
-            history_white=history_white, killers=self.tables.killers, table=self.tt.table,
+            params=self.kernel_params, reductions=self.reductions, history=self.tables.table,
+            killers=self.tables.killers, table=self.tt.table,
             entries=self.tt.entries, generation=self.tt.generation, weights=classical.WEIGHTS,
             network=self.kernel_network, acc=self.kernel_accumulators, pv=self.kernel_pv,
             moves=self.kernel_moves, correction=self.tables.correction,
-            evals=self.kernel_evals)
+            stack=self.kernel_stack)
         if isinstance(self.stop_event, StopSignal):
             # The word as the flag and the deadline have it (a past search may have raised it).
             stop = self.stop_event
@@ -389,6 +392,8 @@ class Search:
             w1, b1 = self.kernel_network[:2]
             nn.refresh(self.kernel_accumulators[ply],
                        from_board(board, self.keys[-1], self.checks[-1]), w1, b1)
+        for i in range(ply):  # the moves from the root to the node, for the continuation history
+            self.kernel_stack[i, STACK_PIECE_TO] = board_piece_to(board, ply - i)
         counts = self.kernel_counts
         line = Line(ply=ply, qply=qply, last_target=last_target, path=path, last=last,
                           can_null=True, excluded=0)

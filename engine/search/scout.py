@@ -40,12 +40,14 @@ from engine.evaluation.score import INFINITY, MATE, MATE_BOUND, MAX_PLY, TB_WIN_
 from engine.search import params as P
 from engine.search.depth_rules import (extends_check, internal_iterative_reduction,
                                        late_move_reduction, null_move_reduction)
-from engine.search.history import record_correction, record_cutoff
+from engine.search.history import (NO_MOVE, piece_to, quiet_score, record_correction,
+                                   record_cutoff)
 from engine.search.kernel_inputs import (INPUTS, LINE_INPUTS, NEED_PROBE, NODE, OUT_OF_NODES,
-                                         TABLES_INPUTS, WINDOW_INPUTS, Control, Line, Tables,
-                                         node_moves)
+                                         STACK_EVAL, STACK_PIECE_TO, TABLES_INPUTS, WINDOW_INPUTS,
+                                         Control, Line, Tables, node_moves)
 from engine.search.kernel_report import (AGAIN_AT_FULL_DEPTH, AGAIN_WITH_WINDOW, CUTOFFS, DRAW,
-                                         FUTILITY, HORIZON, INTERNAL_ITERATIVE_REDUCTION,
+                                         FUTILITY, HISTORY_PRUNING, HORIZON,
+                                         INTERNAL_ITERATIVE_REDUCTION,
                                          LATE_MOVE_PRUNING, MATE_DISTANCE, MULTI_CUT, NO_MOVE,
                                          NON_PV_NODE, NULL_MOVE, NULL_MOVE_CUTOFF, PV_NODE,
                                          RAZOR_CHECK, RAZORING, REDUCED, REVERSE_FUTILITY, SCOUTED,
@@ -54,7 +56,7 @@ from engine.search.kernel_report import (AGAIN_AT_FULL_DEPTH, AGAIN_WITH_WINDOW,
                                          trace_pruned, trace_value)
 from engine.search.movepick import first_moves, next_move
 from engine.search.node_steps import (after_move, bound_of, corrected_score, count_node, end_node,
-                                      evaluate_node, history_of, slots_of, static_or_table, store,
+                                      evaluate_node, histories_of, slots_of, static_or_table, store,
                                       table_cut, to_child)
 from engine.search.quiescence import quiescence, quiescence_child
 from engine.search.tt import EXACT, LOWER, UPPER
@@ -173,16 +175,27 @@ def _quiet_pruned(params, counts, me, code, depth, moves_searched, futile, impro
 
 
 @uncounted_inline
-def _improving(evals, ply, static_eval):
+def _history_pruned(params, counts, me, code, depth, history_score):
+    """Whether a node of the tree that may prune skips its quiet move ``code`` that gives no check
+    (traced) for its history score: near the horizon, below -HISTORY_PRUNING a ply."""
+    if (depth <= params[P.HISTORY_PRUNING_DEPTH]
+            and history_score < -params[P.HISTORY_PRUNING] * depth):
+        trace_pruned(counts, me, code, HISTORY_PRUNING)
+        return True
+    return False
+
+
+@uncounted_inline
+def _improving(stack, ply, static_eval):
     """Whether the node's static score is above that of its side's node two plies back (four if
     that one was in check; True if neither has one): the position is getting better for its
     mover, and pruning should be careful."""
     if static_eval == -INFINITY:
         return False
-    if ply >= 2 and evals[ply - 2] != -INFINITY:
-        return static_eval > evals[ply - 2]
-    if ply >= 4 and evals[ply - 4] != -INFINITY:
-        return static_eval > evals[ply - 4]
+    if ply >= 2 and stack[ply - 2, STACK_EVAL] != -INFINITY:
+        return static_eval > stack[ply - 2, STACK_EVAL]
+    if ply >= 4 and stack[ply - 4, STACK_EVAL] != -INFINITY:
+        return static_eval > stack[ply - 4, STACK_EVAL]
     return True
 
 
@@ -282,8 +295,8 @@ def _search(position, depth, alpha, beta, line, tables, control):
     if not in_check:
         raw_eval = static_or_table(tt_eval, p, tables, ply, counts)
         static_eval = corrected_score(raw_eval, tables, slots)
-    tables.evals[ply] = static_eval
-    improving = _improving(tables.evals, ply, static_eval)
+    tables.stack[ply, STACK_EVAL] = static_eval
+    improving = _improving(tables.stack, ply, static_eval)
     # Steps 8 to 10 prune the whole node: out of check, off the PV, not near a mate, and with
     # every move to search.
     may_prune = not in_check and not is_pv and abs(beta) < MATE_BOUND and line.excluded == 0
@@ -312,6 +325,7 @@ def _search(position, depth, alpha, beta, line, tables, control):
                               p.castling, not p.white_to_move, null_key, not_check, no_square,
                               p.halfmove + 1)
         to_child(tables, ply, p, after_null)
+        tables.stack[ply, STACK_PIECE_TO] = NO_MOVE
         result = _child(after_null, (depth - 1 - reduction, -beta, -beta + 1),
                         Line(ply + 1, horizon, line.last_target, line.path[line.last + 1:],
                              horizon, not_check, horizon), tables, control, me, 0, NULL_MOVE)
@@ -359,25 +373,28 @@ def _search(position, depth, alpha, beta, line, tables, control):
     best_is_quiet = False
     moves_searched = 0
     cut_by_quiet = False
-    n_tried = 0  # quiet moves searched, as history indices in ``tried``
+    n_tried = 0  # quiet moves searched, their codes in ``tried``
     done[:] = -1  # none of the killers searched yet
     state = (moves, 0, 0, done)
+    histories = histories_of(p, tables, ply, params[P.CONTINUATION] != 0)
     while True:
         code, state = next_move(state, (walk, losing), skip, p, chess960, tables.killers[ply],
-                                history_of(p, tables))
+                                histories)
         if code < 0:
             break
         if line.excluded != 0 and movecode.table_move(code) == line.excluded:
             continue
         is_quiet = is_quiet_code(code)
+        history_score = quiet_score(histories, code, p.white_to_move) if is_quiet else 0
         after = after_move(code, p)
         # Out of check, off the PV, after a move searched and while no tablebase loss is all it
-        # has: futility (the best score rises to the futility value) and late-move pruning of a
-        # quiet move that gives no check, SEE pruning of a capture.
+        # has: futility (the best score rises to the futility value), late-move and history
+        # pruning of a quiet move that gives no check, SEE pruning of a capture.
         if may_prune_moves and moves_searched > 0 and best_score > -TB_WIN_THRESHOLD:
-            if is_quiet and not after.in_check and _quiet_pruned(params, counts, me, code, depth,
-                                                                 moves_searched, futile,
-                                                                 improving):
+            if is_quiet and not after.in_check and (
+                    _quiet_pruned(params, counts, me, code, depth, moves_searched, futile,
+                                  improving)
+                    or _history_pruned(params, counts, me, code, depth, history_score)):
                 if futile:
                     best_score = max(best_score, futility_value)
                 continue
@@ -386,9 +403,10 @@ def _search(position, depth, alpha, beta, line, tables, control):
         prefetch_entry(tables.table, after.key, tables.entries)
         reduction = late_move_reduction(params, tables.reductions, depth, moves_searched,
                                         is_quiet and not in_check and not after.in_check, is_pv,
-                                        improving)
+                                        improving, history_score)
         line.path[line.last + 1] = after.key
         to_child(tables, ply, p, after)
+        tables.stack[ply, STACK_PIECE_TO] = piece_to(code, p.white_to_move)
         child_line = Line(ply + 1, horizon, movecode.target(code), line.path, line.last + 1,
                           may_null, horizon)
         if is_pv:
@@ -425,9 +443,10 @@ def _search(position, depth, alpha, beta, line, tables, control):
         if alpha >= beta:
             counts[CUTOFFS] += 1
             cut_by_quiet = is_quiet
+            cut_code = code
             break
         if is_quiet:
-            tried[n_tried] = movecode.butterfly(code)
+            tried[n_tried] = code
             n_tried += 1
     # Step 14. No move: mate or stalemate (or only the move left out: the other moves fail low).
     if moves_searched == 0:
@@ -436,8 +455,8 @@ def _search(position, depth, alpha, beta, line, tables, control):
     # Step 15. The history and killers of a quiet cut-off, and the table (not for a search
     # that left a move out).
     if cut_by_quiet and params[P.KILLERS_AND_HISTORY]:
-        record_cutoff(best_move, ply, depth, history_of(p, tables), tried[:n_tried],
-                      tables.killers)
+        record_cutoff(cut_code, p.white_to_move, depth, histories, tried[:n_tried],
+                      tables.killers[ply], params[P.HISTORY_BONUS])
     bound, rule = bound_of(best_score, beta, best_move != 0)
     if line.excluded == 0:
         store(tables, key, depth, bound, best_score, best_move, raw_eval, ply)

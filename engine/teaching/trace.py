@@ -18,12 +18,12 @@ import numpy as np
 
 from engine.search.kernel_report import (AGAIN_AT_FULL_DEPTH, AGAIN_WITH_WINDOW, ALL_MOVES,
                                          BETA_CUTOFF, COUNTS, DELTA_PRUNING, DRAW, FUTILITY,
-                                         HORIZON, INTERNAL_ITERATIVE_REDUCTION, LATE_MOVE_PRUNING,
-                                         MATE_DISTANCE, MULTI_CUT, NON_PV_NODE, NO_MOVE, NULL_MOVE,
-                                         NULL_MOVE_CUTOFF, PRUNED_MOVE, PV_NODE, QUIESCENCE_NODE,
-                                         RAZORING, RAZOR_CHECK, REDUCED, REVERSE_FUTILITY, SCOUTED,
-                                         SEARCHED, SEE_PRUNING, SINGULAR_CHECK, SINGULAR_EXTENSION,
-                                         STAND_PAT, TABLEBASE, TABLE_CUT, TRACE_COLUMNS, T_ALPHA,
+                                         HISTORY_PRUNING, HORIZON, INTERNAL_ITERATIVE_REDUCTION,
+                                         LATE_MOVE_PRUNING, MATE_DISTANCE, MULTI_CUT, NON_PV_NODE,
+                                         NO_MOVE, NULL_MOVE, NULL_MOVE_CUTOFF, PRUNED_MOVE, PV_NODE,
+                                         QUIESCENCE_NODE, RAZORING, RAZOR_CHECK, REDUCED,
+                                         REVERSE_FUTILITY, SCOUTED, SEARCHED, SEE_PRUNING,
+                                         SINGULAR_CHECK, SINGULAR_EXTENSION, STAND_PAT, TABLEBASE, TABLE_CUT, TRACE_COLUMNS, T_ALPHA,
                                          T_BETA, T_DEPTH, T_HOW, T_KIND, T_MARK, T_MOVE, T_PARENT,
                                          T_PLY, T_RULE, T_VALUE, trace_rows)
 from engine.board.bitmove import move_code
@@ -53,7 +53,8 @@ RULES = {ALL_MOVES: "", BETA_CUTOFF: "beta cut-off", TABLE_CUT: "table cut",
          DRAW: "draw", MATE_DISTANCE: "mate distance", TABLEBASE: "tablebase",
          HORIZON: "evaluated (ply limit)", NO_MOVE: "no move (mate or stalemate)",
          INTERNAL_ITERATIVE_REDUCTION: "internal iterative reduction",
-         SINGULAR_EXTENSION: "singular extension", MULTI_CUT: "multi-cut"}
+         SINGULAR_EXTENSION: "singular extension", MULTI_CUT: "multi-cut",
+         HISTORY_PRUNING: "history pruning"}
 # A move a node reached but did not search because an earlier move cut the node off.
 AFTER_CUTOFF = "beta cut-off"
 
