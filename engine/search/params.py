@@ -96,17 +96,17 @@ PARAMETERS = (
     Parameter("LMR_MOVES", 3, NEVER, 2, 6, 1),
     Parameter("LMR_BASE", 75, 75, 25, 125, 5),  # hundredths: the table's constant term
     Parameter("LMR_DIVISOR", 190, 190, 120, 300, 10),  # hundredths: log(depth) log(moves) / this
-    # The history tables (engine/search/history.py). HISTORY_BONUS 0: a cut-off moves the
-    # butterfly entries by min(d², 400); else every table by min(16 d² + 128 (d - 1), this).
+    # The history tables (engine/search/history.py). A cut-off moves every table by
+    # min(16 d² + 128 (d - 1), HISTORY_BONUS) (0: the butterfly entries only, by min(d², 400)).
     # CONTINUATION 1: the continuation history one, two and four plies back is read (in the quiet
     # move's score) and written. A late quiet move is reduced a ply less per HISTORY_LMR of its
     # score, more for a bad one (two plies at most either way); at depths to
     # HISTORY_PRUNING_DEPTH a quiet move whose score is below -HISTORY_PRUNING a ply is pruned.
-    Parameter("HISTORY_BONUS", 0, 0),
-    Parameter("CONTINUATION", 0, 0),
-    Parameter("HISTORY_LMR", NEVER, NEVER),
-    Parameter("HISTORY_PRUNING", NEVER, NEVER, prunes=True),
-    Parameter("HISTORY_PRUNING_DEPTH", 0, 0, prunes=True),
+    Parameter("HISTORY_BONUS", 2048, 0, 1024, 4096, 128),
+    Parameter("CONTINUATION", 1, 0),
+    Parameter("HISTORY_LMR", 8000, NEVER, 4000, 16000, 500),
+    Parameter("HISTORY_PRUNING", 4000, NEVER, 1000, 8000, 250, prunes=True),
+    Parameter("HISTORY_PRUNING_DEPTH", 3, 0, 1, 5, 1, prunes=True),
     # The root: the aspiration window (cp) from a depth on, widened up to a limit.
     Parameter("ASPIRATION", 30, 30, 10, 60, 5),
     Parameter("ASPIRATION_DEPTH", 4, NEVER, 2, 8, 1),
