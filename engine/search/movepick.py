@@ -86,7 +86,7 @@ def ordered_stages(board: chess.Board, hash_move: chess.Move | None, tables: Ord
                                       encode_move(hash_move))
     done = np.full(2, -1, dtype=np.int64)
     # (The root's quiet moves by their butterfly history alone.)
-    histories = (tables.table, butterfly_at(us), NO_MOVE, NO_MOVE, NO_MOVE)
+    histories = (tables.table, butterfly_at.py_func(us), NO_MOVE, NO_MOVE, NO_MOVE)
     for stage in range(4):
         if stage:
             moves, done = next_stage((walk, losing), stage - 1, done, skip, position,
